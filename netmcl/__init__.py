@@ -1,0 +1,37 @@
+"""netmcl: Markov clustering identical to mcl, from Python.
+
+The main entry point is :func:`mcl`; :func:`mcl_iterates` runs it one
+iteration at a time.  Files written by and for the ``mcl`` program are read and
+written by :func:`read_abc`, :func:`write_clusters` and friends.
+"""
+
+from .clustering import Clustering
+from .exceptions import (
+    BackendUnavailableError,
+    ConvergenceWarning,
+    CytoscapeError,
+    InputFileError,
+    NetmclError,
+    NotAPartitionError,
+    ParameterError,
+)
+from .graph import SparseGraph
+from .mcl import mcl, mcl_iterates
+from .params import MclParams
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "mcl",
+    "mcl_iterates",
+    "Clustering",
+    "SparseGraph",
+    "MclParams",
+    "NetmclError",
+    "InputFileError",
+    "ParameterError",
+    "BackendUnavailableError",
+    "NotAPartitionError",
+    "CytoscapeError",
+    "ConvergenceWarning",
+]

@@ -1,0 +1,126 @@
+"""Convert the graphs users hold into :class:`SparseGraph` and write results back.
+
+Each adapter knows one outside type; the core knows none of them.
+:func:`to_sparse_graph` picks the adapter by the object's type (optional
+libraries are only imported when an object of theirs is passed).
+"""
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import ParameterError
+from ..graph import SparseGraph
+
+__all__ = ["to_sparse_graph", "write_back", "from_edge_list"]
+
+
+def _is_networkx(G):
+    return type(G).__module__.startswith("networkx")
+
+
+def to_sparse_graph(G, *, weight="weight", symmetrize=None):
+    """Convert a supported graph object into a :class:`SparseGraph`.
+
+    Parameters
+    ----------
+    G : SparseGraph, networkx graph, scipy sparse matrix, numpy array or iterable of edges
+    weight : str
+        Edge attribute with the weight (NetworkX).
+    symmetrize : bool, optional
+        Mirror arcs; default True except for matrices and SparseGraph.
+
+    Returns
+    -------
+    SparseGraph
+
+    Examples
+    --------
+    >>> to_sparse_graph([("a", "b", 2.0), ("b", "c")]).labels
+    ['a', 'b', 'c']
+    """
+    if isinstance(G, SparseGraph):
+        if symmetrize:
+            return _symmetrized(G)
+        return G
+    if _is_networkx(G):
+        from .networkx import from_networkx
+
+        return from_networkx(G, weight=weight, symmetrize=True if symmetrize is None else symmetrize)
+    if sp.issparse(G) or isinstance(G, np.ndarray):
+        graph = SparseGraph(_checked_matrix(G))
+        return _symmetrized(graph) if symmetrize else graph
+    if isinstance(G, (str, bytes)) or not hasattr(G, "__iter__"):
+        raise ParameterError(
+            "mcl takes a NetworkX graph, a scipy sparse matrix, a SparseGraph or an iterable of "
+            f"(u, v[, weight]) edges. Got {type(G).__name__} instead; to read a file use "
+            "netmcl.read_abc(path)."
+        )
+    return from_edge_list(G, symmetrize=True if symmetrize is None else symmetrize)
+
+
+def _symmetrized(graph):
+    m = graph.matrix
+    return SparseGraph(m.maximum(m.T), labels=graph.labels)
+
+
+def _checked_matrix(m):
+    m = sp.csc_array(m)
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise ParameterError(f"A weight matrix must be square. Got shape {m.shape} instead.")
+    data = np.asarray(m.data, dtype=np.float64)
+    bad = ~np.isfinite(data) | (data < 0)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        coo = m.tocoo()
+        raise ParameterError(
+            "MCL needs finite, non-negative weights. "
+            f"Got {data[k]!r} at entry ({coo.row[k]}, {coo.col[k]}) instead."
+        )
+    m.eliminate_zeros()
+    return m
+
+
+def check_weight(value, where):
+    """Return `value` as a float, or raise a ParameterError naming `where`."""
+    try:
+        w = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"MCL needs numeric weights. Got {value!r} on {where} instead.") from None
+    if not math.isfinite(w) or w < 0:
+        raise ParameterError(f"MCL needs finite, non-negative weights. Got {value!r} on {where} instead.")
+    return w
+
+
+def from_edge_list(edges, *, symmetrize=True):
+    """A :class:`SparseGraph` from ``(u, v)`` or ``(u, v, w)`` tuples, as ``mcl --abc``.
+
+    Nodes are numbered in order of first appearance (``u`` before ``v``);
+    zero weights register the nodes but add no edge.
+
+    Examples
+    --------
+    >>> g = from_edge_list([("x", "y", 0.0), ("y", "z", 1.5)])
+    >>> g.labels, g.nnz
+    (['x', 'y', 'z'], 2)
+    """
+    ids = {}
+    src, dst, wts = [], [], []
+    for k, edge in enumerate(edges):
+        if not isinstance(edge, (tuple, list)) or len(edge) not in (2, 3):
+            raise ParameterError(f"An edge must be (u, v) or (u, v, weight). Got {edge!r} (edge {k}) instead.")
+        u, v = edge[0], edge[1]
+        w = 1.0 if len(edge) == 2 else check_weight(edge[2], f"edge {k} {u!r}-{v!r}")
+        src.append(ids.setdefault(u, len(ids)))
+        dst.append(ids.setdefault(v, len(ids)))
+        wts.append(w)
+    return SparseGraph.from_edges(src, dst, wts, labels=list(ids), symmetrize=symmetrize)
+
+
+def write_back(G, clustering, attribute):
+    """Store each node's cluster number on the user's graph, where it has nodes."""
+    if _is_networkx(G):
+        from .networkx import set_cluster_attribute
+
+        set_cluster_attribute(G, clustering, attribute)

@@ -1,0 +1,132 @@
+"""Where the arithmetic runs.
+
+An engine turns the current column-stochastic matrix into the next one:
+expansion, pruning, rescaling, chaos and inflation for every column.  The
+iteration loop in :mod:`netmcl.mcl` owns everything else (convergence, the
+inflation bump, progress), so a new engine only has to implement
+:class:`Engine` and pass the fidelity tests.
+
+Engines are looked up by name with :func:`get_engine`; optional ones import
+their dependencies only when asked for.
+"""
+
+from dataclasses import dataclass, field
+
+from ..exceptions import BackendUnavailableError, ParameterError
+
+__all__ = ["Engine", "IterationStats", "available_engines", "get_engine"]
+
+
+@dataclass
+class IterationStats:
+    """What one MCL iteration measured.
+
+    Attributes
+    ----------
+    chaos : float
+        The largest column chaos (mcl's ``chaos`` column).
+    expanded : int
+        Entries of the expanded matrix before pruning.
+    kept : int
+        Entries of the new iterand.
+    recovered, selected, recovered_after_select, emergency : int
+        Columns that took each pruning branch.
+    dense_path : int
+        Columns expanded with float32-rounded products.
+    emptied : int
+        Columns emptied because inflation found no mass.
+    min_mass : float
+        Smallest kept mass of a column before rescaling.
+    seconds : float
+        Wall time of the iteration.
+    """
+
+    chaos: float
+    expanded: int = 0
+    kept: int = 0
+    recovered: int = 0
+    selected: int = 0
+    recovered_after_select: int = 0
+    emergency: int = 0
+    dense_path: int = 0
+    emptied: int = 0
+    min_mass: float = 1.0
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+class Engine:
+    """The interface every engine implements.
+
+    An engine keeps the iterand in its own storage between iterations; the
+    loop hands it the preprocessed matrix once (:meth:`load`), calls
+    :meth:`iterate` until convergence and fetches the limit once
+    (:meth:`result`).
+    """
+
+    name = "abstract"
+
+    def load(self, matrix):
+        """Take the column-stochastic start matrix (scipy CSC, float32)."""
+        raise NotImplementedError
+
+    def iterate(self, inflation, pruning):
+        """Run one iteration in place; return its :class:`IterationStats`."""
+        raise NotImplementedError
+
+    def result(self):
+        """Return the current iterand as a scipy CSC float32 matrix."""
+        raise NotImplementedError
+
+
+def available_engines():
+    """Return the names of the engines that can run on this machine.
+
+    Examples
+    --------
+    >>> "cpu" in available_engines()
+    True
+    """
+    names = ["cpu"]
+    try:
+        from .gpu import gpu_available  # noqa: F401  (optional engine)
+    except ImportError:
+        pass
+    else:
+        if gpu_available():
+            names.append("gpu")
+    return names
+
+
+def get_engine(name="cpu", *, threads=None):
+    """Return a fresh engine instance.
+
+    Parameters
+    ----------
+    name : {"cpu"} or Engine
+        The engine; an :class:`Engine` instance is returned as is.
+    threads : int, optional
+        Threads for the CPU engine (mcl's ``-te``); default: all cores.
+
+    Examples
+    --------
+    >>> get_engine("cpu", threads=1).name
+    'cpu'
+    """
+    if isinstance(name, Engine):
+        return name
+    if name == "cpu":
+        from .cpu import CpuEngine
+
+        return CpuEngine(threads=threads)
+    if name == "gpu":
+        try:
+            from .gpu import GpuEngine
+        except ImportError as exc:
+            raise BackendUnavailableError(
+                "The 'gpu' engine needs CuPy and a CUDA device: pip install 'netmcl[gpu]'."
+            ) from exc
+        return GpuEngine()
+    raise ParameterError(
+        f"The 'engine' parameter of mcl must be one of {available_engines()}. Got {name!r} instead."
+    )

@@ -1,0 +1,294 @@
+"""Compiled per-column kernels that follow mcl's arithmetic contract.
+
+mcl stores float32 values and accumulates in double, in ascending index order
+(mcl-spec.md d.9).  Every kernel here does the same so that the iterands, not
+only the clusters, equal mcl's:
+
+* expansion of column ``j`` sums ``M[i, k] * M[k, j]`` over ``k`` ascending in
+  a double accumulator; when the column's work ``flops_j`` (the summed lengths
+  of the columns it reads) satisfies ``10 * flops_j >= n`` each product is
+  first rounded to float32 (mcl's dense path), otherwise it is exact;
+* the expanded column is rounded to float32 and pruned (cutoff, recovery,
+  selection, second recovery) with masses summed sequentially;
+* rescaling and inflation divide in double and round to float32.
+
+A column never depends on another column, so callers may split the columns of
+a matrix among threads in any way without changing a single bit.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Slots of the per-chunk statistics vector returned by ``expand_columns``.
+STAT_EXPANDED = 0  # entries of the expanded (unpruned) columns
+STAT_KEPT = 1  # entries kept after pruning
+STAT_RECOVER = 2  # columns that took the recovery branch
+STAT_SELECT = 3  # columns that took the selection branch
+STAT_RECOVER_AFTER_SELECT = 4  # columns recovered after selection
+STAT_EMERGENCY = 5  # columns replaced by a loop (R == 0 and nothing kept)
+STAT_DENSE_PATH = 6  # columns expanded on mcl's float32-product path
+STAT_EMPTIED = 7  # columns emptied by inflation (sum of powers <= 0)
+STAT_MIN_MASS = 8  # smallest kept mass (before rescaling) of a column
+N_STATS = 9
+
+
+@njit(cache=True, nogil=True)
+def normalize_columns(indptr, data):
+    """Make every column sum to one, in place (mclxMakeStochastic)."""
+    for j in range(indptr.size - 1):
+        s = 0.0
+        for p in range(indptr[j], indptr[j + 1]):
+            s += np.float64(data[p])
+        if s != 0.0:
+            for p in range(indptr[j], indptr[j + 1]):
+                data[p] = np.float32(np.float64(data[p]) / s)
+
+
+@njit(cache=True, nogil=True)
+def _inflate_vector(vals, lo, hi, power):
+    """Raise vals[lo:hi] to `power` and rescale; return False if emptied."""
+    s = 0.0
+    for p in range(lo, hi):
+        if power == 2.0:
+            x = np.float64(vals[p])
+            vals[p] = np.float32(x * x)
+        else:
+            vals[p] = np.float32(math.pow(np.float64(vals[p]), power))
+        s += np.float64(vals[p])
+    if s <= 0.0:
+        return False
+    for p in range(lo, hi):
+        vals[p] = np.float32(np.float64(vals[p]) / s)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def inflate_columns(indptr, data, power):
+    """Inflate every column in place; return the ids of columns emptied."""
+    emptied = []
+    for j in range(indptr.size - 1):
+        if not _inflate_vector(data, indptr[j], indptr[j + 1], power):
+            emptied.append(j)
+            for p in range(indptr[j], indptr[j + 1]):
+                data[p] = np.float32(0.0)
+    return emptied
+
+
+@njit(cache=True, nogil=True)
+def _kth_largest(vals, n, limit, k, scratch):
+    """The k-th largest of vals[:n] among entries < limit, counted with multiplicity."""
+    m = 0
+    for p in range(n):
+        if vals[p] < limit:
+            scratch[m] = vals[p]
+            m += 1
+    part = np.partition(scratch[:m], m - k)
+    return part[m - k]
+
+
+@njit(cache=True, nogil=True)
+def _masked_mass(vals, n, bar):
+    s = 0.0
+    c = 0
+    for p in range(n):
+        if vals[p] >= bar:
+            s += np.float64(vals[p])
+            c += 1
+    return s, c
+
+
+@njit(cache=True, nogil=True)
+def expand_columns(
+    n, indptr, indices, data, col_lo, col_hi, cut, select, recover, pct, inflation, acc, mark, touched
+):
+    """Expand, prune, rescale and inflate columns ``col_lo .. col_hi - 1``.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows (= columns) of the matrix.
+    indptr, indices, data : arrays
+        The column-stochastic matrix in CSC form (int64, int32, float32),
+        rows ascending in each column.
+    col_lo, col_hi : int
+        The column range to compute.
+    cut : float
+        The cutoff ``0.99999 / P``; a negative value means no cutoff.
+    select, recover : int
+        mcl's S and R (0 disables).
+    pct : float
+        Recovery mass threshold in [0, 1).
+    inflation : float
+        The inflation applied to the pruned, rescaled column.
+    acc, mark, touched : arrays of length n
+        Scratch: float64 zeros, uint8 zeros, int32 (returned zeroed).
+
+    Returns
+    -------
+    counts : int64 array
+        Entries kept per column.
+    out_idx, out_val : arrays
+        The kept entries, column after column, rows ascending.
+    chaos : float
+        The largest chaos of the columns.
+    stats : float64 array
+        Counters, see the ``STAT_*`` slots.
+    """
+    ncols = col_hi - col_lo
+    counts = np.zeros(ncols, dtype=np.int64)
+    cap = 1024
+    out_idx = np.empty(cap, dtype=np.int32)
+    out_val = np.empty(cap, dtype=np.float32)
+    n_out = 0
+    stats = np.zeros(N_STATS, dtype=np.float64)
+    stats[STAT_MIN_MASS] = np.inf
+    chaos_max = 0.0
+    vals = np.empty(n, dtype=np.float32)
+    rows = np.empty(n, dtype=np.int32)
+    scratch = np.empty(n, dtype=np.float32)
+    keep = np.empty(n, dtype=np.uint8)
+    for j in range(col_lo, col_hi):
+        # ---- expansion --------------------------------------------------
+        flops = 0
+        for p in range(indptr[j], indptr[j + 1]):
+            k = indices[p]
+            flops += indptr[k + 1] - indptr[k]
+        dense_path = flops * 10 >= n
+        if dense_path:
+            stats[STAT_DENSE_PATH] += 1
+        u = 0
+        for p in range(indptr[j], indptr[j + 1]):
+            k = indices[p]
+            f = data[p]
+            for q in range(indptr[k], indptr[k + 1]):
+                i = indices[q]
+                if dense_path:
+                    prod = np.float64(f * data[q])
+                else:
+                    prod = np.float64(f) * np.float64(data[q])
+                if mark[i] == 0:
+                    mark[i] = 1
+                    touched[u] = i
+                    u += 1
+                    acc[i] = prod
+                else:
+                    acc[i] += prod
+        if u * 16 > n:
+            u2 = 0
+            for i in range(n):
+                if mark[i] != 0:
+                    touched[u2] = i
+                    u2 += 1
+        else:
+            touched[:u].sort()
+        m = 0
+        for t in range(u):
+            i = touched[t]
+            s = acc[i]
+            acc[i] = 0.0
+            mark[i] = 0
+            if dense_path and s == 0.0:
+                continue
+            rows[m] = i
+            vals[m] = np.float32(s)
+            m += 1
+        stats[STAT_EXPANDED] += m
+        # ---- measure ----------------------------------------------------
+        maxval = 0.0
+        center = 0.0
+        for t in range(m):
+            x = np.float64(vals[t])
+            if x > maxval:
+                maxval = x
+            center += x * x
+        # ---- cutoff -----------------------------------------------------
+        n_prune = 0
+        mass_prune = 0.0
+        for t in range(m):
+            if cut < 0.0 or vals[t] >= cut:
+                keep[t] = 1
+                n_prune += 1
+                mass_prune += np.float64(vals[t])
+            else:
+                keep[t] = 0
+        mass_final = mass_prune
+        n_kept = n_prune
+        emergency = False
+        if recover == 0 and n_prune == 0:
+            emergency = True
+            stats[STAT_EMERGENCY] += 1
+        elif recover > 0 and n_prune < recover and mass_prune < pct:
+            stats[STAT_RECOVER] += 1
+            rbar = 0.0
+            if m > recover:
+                rbar = np.float64(
+                    _kth_largest(vals, m, cut if cut >= 0.0 else np.inf, recover - n_prune, scratch)
+                )
+            mass_final, n_kept = _masked_mass(vals, m, rbar)
+            for t in range(m):
+                keep[t] = 1 if vals[t] >= rbar else 0
+        elif select > 0 and n_prune > select:
+            stats[STAT_SELECT] += 1
+            # compact the post-cutoff vector into the front of vals/rows
+            c = 0
+            for t in range(m):
+                if keep[t]:
+                    vals[c] = vals[t]
+                    rows[c] = rows[t]
+                    c += 1
+            m = c
+            sbar = np.float64(_kth_largest(vals, m, np.inf, select, scratch))
+            mass_sel, n_sel = _masked_mass(vals, m, sbar)
+            mass_final, n_kept = mass_sel, n_sel
+            bar = sbar
+            if recover > 0 and n_sel < recover and mass_sel < pct:
+                stats[STAT_RECOVER_AFTER_SELECT] += 1
+                bar = 0.0
+                if m > recover:
+                    bar = np.float64(_kth_largest(vals, m, sbar, recover - n_sel, scratch))
+                mass_final, n_kept = _masked_mass(vals, m, bar)
+            for t in range(m):
+                keep[t] = 1 if vals[t] >= bar else 0
+        if mass_final < stats[STAT_MIN_MASS]:
+            stats[STAT_MIN_MASS] = mass_final
+        # ---- gather, rescale --------------------------------------------
+        if emergency:
+            rows[0] = j
+            vals[0] = np.float32(1.0)
+            m = 1
+            n_kept = 1
+        else:
+            c = 0
+            for t in range(m):
+                if keep[t]:
+                    rows[c] = rows[t]
+                    vals[c] = vals[t]
+                    c += 1
+            m = c
+            if mass_final != 0.0:
+                for t in range(m):
+                    vals[t] = np.float32(np.float64(vals[t]) / mass_final)
+        chaos = (maxval - center) * n_kept
+        if chaos > chaos_max:
+            chaos_max = chaos
+        # ---- inflation --------------------------------------------------
+        if m > 0 and not _inflate_vector(vals, 0, m, inflation):
+            stats[STAT_EMPTIED] += 1
+            m = 0
+        stats[STAT_KEPT] += m
+        # ---- append -----------------------------------------------------
+        if n_out + m > cap:
+            while n_out + m > cap:
+                cap *= 2
+            grown_idx = np.empty(cap, dtype=np.int32)
+            grown_val = np.empty(cap, dtype=np.float32)
+            grown_idx[:n_out] = out_idx[:n_out]
+            grown_val[:n_out] = out_val[:n_out]
+            out_idx, out_val = grown_idx, grown_val
+        out_idx[n_out : n_out + m] = rows[:m]
+        out_val[n_out : n_out + m] = vals[:m]
+        n_out += m
+        counts[j - col_lo] = m
+    return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats

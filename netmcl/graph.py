@@ -1,0 +1,159 @@
+"""The one internal graph type: integer node ids, float32 weights, labels.
+
+The core and the engines work on :class:`SparseGraph` only; adapters convert
+NetworkX graphs, igraph graphs, files and tables into it and map results back
+through :attr:`SparseGraph.labels`.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .exceptions import ParameterError
+
+__all__ = ["SparseGraph"]
+
+
+class SparseGraph:
+    """A weighted graph on nodes ``0 .. n-1`` stored as a CSC matrix.
+
+    Column ``j`` holds the out-arcs of node ``j``: entry ``(i, j)`` is the
+    weight of the arc ``j -> i``, the convention of mcl.  Weights are float32,
+    as in mcl; row indices are sorted within each column and every stored
+    entry is a distinct arc.
+
+    Parameters
+    ----------
+    matrix : scipy sparse matrix or array, shape (n, n)
+        The weights.  Converted to CSC float32 with sorted indices; duplicate
+        entries are merged by maximum.
+    labels : sequence of hashable, optional
+        The label of each node, in node-id order.  Default: ``range(n)``.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> g = SparseGraph(sp.csc_array([[0, 1.0], [1.0, 0]]), labels=["a", "b"])
+    >>> g.n, g.nnz, g.labels
+    (2, 2, ['a', 'b'])
+    """
+
+    def __init__(self, matrix, labels=None):
+        m = sp.csc_array(matrix)
+        if m.ndim != 2 or m.shape[0] != m.shape[1]:
+            raise ParameterError(
+                f"A graph's weight matrix must be square. Got shape {m.shape} instead."
+            )
+        if m.nnz and not m.has_canonical_format:
+            coo = m.tocoo()
+            m = _merge_max(coo.row, coo.col, coo.data.astype(np.float32), m.shape[0])
+        m = sp.csc_array(
+            (
+                np.ascontiguousarray(m.data, dtype=np.float32),
+                np.ascontiguousarray(m.indices, dtype=np.int32),
+                np.ascontiguousarray(m.indptr, dtype=np.int64),
+            ),
+            shape=m.shape,
+        )
+        self.matrix = m
+        n = m.shape[0]
+        self.labels = list(range(n)) if labels is None else list(labels)
+        if len(self.labels) != n:
+            raise ParameterError(
+                f"A graph with {n} nodes needs {n} labels. Got {len(self.labels)} instead."
+            )
+
+    @classmethod
+    def from_edges(cls, sources, targets, weights=None, *, labels=None, n=None, symmetrize=True):
+        """Build a graph from arcs given as integer node ids, as ``mcl --abc`` does.
+
+        Each arc ``a -> b`` with a non-zero weight is added and, when
+        `symmetrize` is true, mirrored ``b -> a``; repeated arcs keep the
+        maximum weight.  Arcs of weight zero add nothing, but their nodes
+        still exist (they are counted in `n`).
+
+        Parameters
+        ----------
+        sources, targets : array_like of int
+            The arcs' end points.
+        weights : array_like of float, optional
+            Arc weights; 1.0 for every arc when omitted.
+        labels : sequence of hashable, optional
+            Node labels in id order.
+        n : int, optional
+            Number of nodes; default ``len(labels)``, else one more than the
+            largest id.
+        symmetrize : bool, default True
+            Mirror every arc (mcl's label-input rule).
+
+        Returns
+        -------
+        SparseGraph
+
+        Examples
+        --------
+        >>> g = SparseGraph.from_edges([0, 1, 1], [1, 0, 2], [0.5, 0.8, 0.0])
+        >>> g.matrix.toarray().tolist()
+        [[0.0, 0.800000011920929, 0.0], [0.800000011920929, 0.0, 0.0], [0.0, 0.0, 0.0]]
+        """
+        src = np.asarray(sources, dtype=np.int64).ravel()
+        dst = np.asarray(targets, dtype=np.int64).ravel()
+        if src.shape != dst.shape:
+            raise ParameterError(
+                f"sources and targets must have the same length. Got {src.size} and {dst.size} instead."
+            )
+        w = (
+            np.ones(src.size, dtype=np.float32)
+            if weights is None
+            else np.asarray(weights, dtype=np.float64).ravel()
+        )
+        if w.shape != src.shape:
+            raise ParameterError(
+                f"weights must have one value per arc. Got {w.size} values for {src.size} arcs instead."
+            )
+        if n is None:
+            n = len(labels) if labels is not None else (int(max(src.max(), dst.max())) + 1 if src.size else 0)
+        if src.size and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
+            raise ParameterError(f"Node ids must lie in 0..{n - 1}.")
+        keep = w != 0
+        src, dst, w = src[keep], dst[keep], w[keep].astype(np.float32)
+        rows, cols = dst, src
+        if symmetrize:
+            rows, cols, w = np.concatenate([rows, cols]), np.concatenate([cols, rows]), np.concatenate([w, w])
+        return cls(_merge_max(rows, cols, w, n), labels=labels)
+
+    @property
+    def n(self):
+        """Number of nodes."""
+        return self.matrix.shape[0]
+
+    @property
+    def nnz(self):
+        """Number of stored arcs (an undirected edge counts twice, a loop once)."""
+        return self.matrix.nnz
+
+    def is_symmetric(self):
+        """Return True when every arc has a mirror arc of the same weight."""
+        diff = self.matrix - self.matrix.T
+        return diff.count_nonzero() == 0
+
+    def __repr__(self):
+        return f"<SparseGraph with {self.n} nodes and {self.nnz} arcs>"
+
+
+def _merge_max(rows, cols, vals, n):
+    """CSC float32 matrix from coordinates, repeated entries merged by max."""
+    order = np.lexsort((rows, cols))
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    if rows.size:
+        first = np.empty(rows.size, dtype=bool)
+        first[0] = True
+        np.not_equal(rows[1:], rows[:-1], out=first[1:])
+        first[1:] |= cols[1:] != cols[:-1]
+        starts = np.flatnonzero(first)
+        vals = np.maximum.reduceat(vals, starts)
+        rows, cols = rows[starts], cols[starts]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
+    return sp.csc_array(
+        (vals.astype(np.float32), rows.astype(np.int32), indptr), shape=(n, n)
+    )

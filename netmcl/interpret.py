@@ -1,0 +1,180 @@
+"""Turn an MCL limit matrix into clusters, exactly as mcl 22-282 does.
+
+The steps (mcl-spec.md d.5): keep in each column the entries near its maximum
+(the attractor DAG), renormalise and drop small entries, find the attractors
+(nodes with a loop in the DAG) and group them into attractor systems, give
+every other node the clusters of the attractors it reaches, then resolve
+overlap (cut, keep or split) and sort the clusters.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .engines._kernels import normalize_columns
+
+__all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
+
+OVERLAP_MODES = ("cut", "keep", "split")
+SORT_MODES = ("revsize", "size", "lex", "none")
+
+
+def _attractor_dag(limit):
+    """Entries of each column close to its maximum or to its diagonal value."""
+    L = sp.csc_array(limit)
+    n = L.shape[0]
+    indptr, rows, vals = L.indptr, L.indices, L.data.astype(np.float64)
+    cols = np.repeat(np.arange(n), np.diff(indptr))
+    colmax = np.zeros(n)
+    np.maximum.at(colmax, cols, vals)
+    diag = np.zeros(n)
+    on_diag = rows == cols
+    diag[cols[on_diag]] = vals[on_diag]
+    bar = np.where(diag < colmax, 0.999 * diag + 0.001 * colmax, diag / 1.01)
+    keep = vals >= bar[cols]
+    counts = np.bincount(cols[keep], minlength=n)
+    indptr2 = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr2[1:])
+    data = L.data[keep].astype(np.float32)
+    # the clean-up mcl applies after the DAG: normalise, drop entries < 1/(k+1)
+    normalize_columns(indptr2, data)
+    cols2 = cols[keep]
+    keep2 = data.astype(np.float64) >= 1.0 / (counts[cols2] + 1.0)
+    return sp.csc_array(
+        (np.ones(int(keep2.sum()), dtype=np.int8), rows[keep][keep2], _indptr_from(cols2[keep2], n)),
+        shape=(n, n),
+    )
+
+
+def _indptr_from(cols, n):
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
+    return indptr
+
+
+def interpret(limit, *, overlap="cut"):
+    """Clusters of an MCL limit matrix.
+
+    Parameters
+    ----------
+    limit : scipy sparse matrix, shape (n, n)
+        The converged iterand (column j = where node j's flow ends up).
+    overlap : {"cut", "keep", "split"}
+        mcl's ``-overlap``: keep each node in its first cluster only (the
+        default), keep overlapping memberships, or move nodes in overlap to
+        clusters of their own, one per combination of clusters.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Clusters as sorted arrays of node indices, in the order of attractor
+        systems (not yet sorted by :func:`sort_clusters`).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> L = sp.csc_array(([1.0, 1.0, 1.0], ([0, 0, 2], [0, 1, 2])), shape=(3, 3))
+    >>> [c.tolist() for c in interpret(L)]
+    [[0, 1], [2]]
+    """
+    D = _attractor_dag(limit)
+    n = D.shape[0]
+    diag = D.diagonal() != 0
+    attractors = np.flatnonzero(diag)
+    # attractor systems: components of the DAG restricted to attractors, undirected
+    sub = D[attractors][:, attractors]
+    ncomp, comp = connected_components(sub, directed=True, connection="weak")
+    members = _group(attractors, comp, ncomp)
+    order = sorted(range(ncomp), key=lambda c: (-members[c].size, members[c][0]))
+    cid = np.empty(ncomp, dtype=np.int64)
+    cid[order] = np.arange(ncomp)
+    # membership matrix C (node x cluster): attractors first, then propagate
+    C_attr = sp.csr_array(
+        (np.ones(attractors.size, dtype=np.float32), (attractors, cid[comp])), shape=(n, ncomp)
+    )
+    children = sp.csr_array(D.T.astype(np.float32))  # row d: the nodes D[:, d] points to
+    children = sp.diags_array((~diag).astype(np.float32)) @ children  # attractors keep their own
+    C = C_attr
+    while True:  # membership only grows; stop when it no longer does
+        C_new = sp.csr_array(C_attr + children @ C)
+        C_new.data[:] = 1.0
+        if C_new.nnz == C.nnz:
+            break
+        C = C_new
+    C.sort_indices()
+    # nodes in no cluster become singletons ("garbage entries")
+    homeless = np.flatnonzero(np.diff(C.indptr) == 0)
+    k0 = ncomp
+    nrows, ncl = C.indices, np.diff(C.indptr)
+    node_of = np.repeat(np.arange(n), ncl)
+    clus_of = nrows.astype(np.int64)
+    node_of = np.concatenate([node_of, homeless])
+    clus_of = np.concatenate([clus_of, k0 + np.arange(homeless.size)])
+    k = k0 + homeless.size
+    counts = np.bincount(node_of, minlength=n)
+    if overlap == "cut":
+        first = np.full(n, np.iinfo(np.int64).max)
+        np.minimum.at(first, node_of, clus_of)
+        node_of, clus_of = np.arange(n), first
+    elif overlap == "split":
+        multi = counts[node_of] > 1
+        single_nodes, single_clus = node_of[~multi], clus_of[~multi]
+        mnodes, mclus = node_of[multi], clus_of[multi]
+        order_m = np.lexsort((mclus, mnodes))
+        mnodes, mclus = mnodes[order_m], mclus[order_m]
+        sig = {}
+        new_clus = {}
+        starts = np.flatnonzero(np.r_[True, mnodes[1:] != mnodes[:-1]]) if mnodes.size else np.zeros(0, int)
+        for s, e in zip(starts, np.r_[starts[1:], mnodes.size]):
+            key = tuple(mclus[s:e].tolist())
+            if key not in sig:
+                sig[key] = k + len(sig)
+            new_clus[int(mnodes[s])] = sig[key]
+        extra_nodes = np.fromiter(new_clus.keys(), dtype=np.int64, count=len(new_clus))
+        extra_clus = np.fromiter(new_clus.values(), dtype=np.int64, count=len(new_clus))
+        node_of = np.concatenate([single_nodes, extra_nodes])
+        clus_of = np.concatenate([single_clus, extra_clus])
+    elif overlap != "keep":
+        raise ValueError(overlap)
+    return _group(node_of, clus_of, int(clus_of.max()) + 1 if clus_of.size else 0)
+
+
+def _group(nodes, clus, k):
+    """Lists of sorted node arrays per cluster id, empty clusters dropped."""
+    order = np.lexsort((nodes, clus))
+    nodes, clus = nodes[order], clus[order]
+    bounds = np.searchsorted(clus, np.arange(k + 1))
+    return [nodes[bounds[c] : bounds[c + 1]] for c in range(k) if bounds[c + 1] > bounds[c]]
+
+
+def sort_clusters(clusters, mode="revsize"):
+    """Order clusters as mcl's ``-sort``.
+
+    Parameters
+    ----------
+    clusters : list of numpy.ndarray
+        Sorted node-index arrays.
+    mode : {"revsize", "size", "lex", "none"}
+        Largest first (the default), smallest first, lexicographic on the
+        member lists, or unchanged.  Size ties are broken lexicographically.
+
+    Returns
+    -------
+    list of numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [c.tolist() for c in sort_clusters([np.array([3]), np.array([0, 5]), np.array([1, 2])])]
+    [[0, 5], [1, 2], [3]]
+    """
+    if mode == "none":
+        return list(clusters)
+    lex = lambda c: tuple(c.tolist())  # noqa: E731
+    if mode == "revsize":
+        key = lambda c: (-c.size, lex(c))  # noqa: E731
+    elif mode == "size":
+        key = lambda c: (c.size, lex(c))  # noqa: E731
+    else:
+        key = lex
+    return sorted(clusters, key=key)
