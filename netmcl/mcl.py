@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
 
-from .adapters import to_sparse_graph, write_back
+from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .engines import get_engine
 from .engines._kernels import inflate_columns, normalize_columns
@@ -252,9 +252,10 @@ def mcl(
 
     Returns
     -------
-    Clustering
+    Clustering or igraph.VertexClustering
         The clusters (lists of node labels, largest first), plus
-        ``n_iterations``, ``converged``, ``chaos`` and ``params``.
+        ``n_iterations``, ``converged``, ``chaos`` and ``params``; for an
+        igraph graph, an ``igraph.VertexClustering`` in the same order.
 
     Raises
     ------
@@ -297,7 +298,7 @@ def mcl(
     clustering = cluster_graph(graph, params, eng, progress=progress)
     if attribute is not None:
         write_back(G, clustering, attribute)
-    return clustering
+    return wrap_result(G, clustering)
 
 
 def cluster_graph(graph, params, engine, *, progress=False):

@@ -13,11 +13,23 @@ import scipy.sparse as sp
 from ..exceptions import ParameterError
 from ..graph import SparseGraph
 
-__all__ = ["to_sparse_graph", "write_back", "from_edge_list"]
+__all__ = ["to_sparse_graph", "write_back", "wrap_result", "from_edge_list"]
+
+
+def _module_of(G):
+    return type(G).__module__.split(".")[0]
 
 
 def _is_networkx(G):
-    return type(G).__module__.startswith("networkx")
+    return _module_of(G) == "networkx"
+
+
+def _is_igraph(G):
+    return _module_of(G) == "igraph"
+
+
+def _is_pandas(G):
+    return _module_of(G) == "pandas"
 
 
 def to_sparse_graph(G, *, weight="weight", symmetrize=None):
@@ -48,6 +60,14 @@ def to_sparse_graph(G, *, weight="weight", symmetrize=None):
         from .networkx import from_networkx
 
         return from_networkx(G, weight=weight, symmetrize=True if symmetrize is None else symmetrize)
+    if _is_igraph(G):
+        from .igraph import from_igraph
+
+        return from_igraph(G, weights=weight, symmetrize=True if symmetrize is None else symmetrize)
+    if _is_pandas(G):
+        from .pandas import from_dataframe
+
+        return from_dataframe(G, weight=weight, symmetrize=True if symmetrize is None else symmetrize)
     if sp.issparse(G) or isinstance(G, np.ndarray):
         graph = SparseGraph(_checked_matrix(G))
         return _symmetrized(graph) if symmetrize else graph
@@ -124,3 +144,16 @@ def write_back(G, clustering, attribute):
         from .networkx import set_cluster_attribute
 
         set_cluster_attribute(G, clustering, attribute)
+    elif _is_igraph(G):
+        from .igraph import set_cluster_attribute
+
+        set_cluster_attribute(G, clustering, attribute)
+
+
+def wrap_result(G, clustering):
+    """The result in the input's own convention (igraph: a VertexClustering)."""
+    if _is_igraph(G):
+        from .igraph import to_vertex_clustering
+
+        return to_vertex_clustering(G, clustering)
+    return clustering

@@ -1,0 +1,1 @@
+"""Reading and writing files: mcl's label and native formats, STRING files, tables."""
