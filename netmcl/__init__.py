@@ -16,6 +16,7 @@ from .exceptions import (
     ParameterError,
 )
 from .graph import SparseGraph
+from .io import atomic_write, read_abc
 from .mcl import mcl, mcl_iterates
 from .params import MclParams
 
@@ -34,4 +35,6 @@ __all__ = [
     "NotAPartitionError",
     "CytoscapeError",
     "ConvergenceWarning",
+    "read_abc",
+    "atomic_write",
 ]

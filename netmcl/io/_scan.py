@@ -1,0 +1,471 @@
+"""Numba byte scanners behind :func:`read_abc` and :func:`read_mci`.
+
+The readers hand the whole file to these functions as a ``uint8`` array; no
+Python code runs per line.  Each scanner stops at the first malformed line and
+reports what is wrong (an error code), where (the 1-based line number) and the
+offending bytes (a span), so the caller can raise a precise
+:class:`~netmcl.InputFileError`.
+
+Numbers are parsed exactly: a decimal with at most 19 significant digits whose
+value is an integer below 2**53 times a power of ten in 1e-22..1e22 is
+converted with one correctly rounded IEEE operation (Clinger's fast path), the
+result C's ``strtod`` gives.  Any other well-formed number is flagged
+:data:`V_SLOW` and converted by the caller with Python's ``float``, which is
+correctly rounded as well.
+"""
+
+import numpy as np
+from numba import njit
+
+# value status of a record
+V_FAST = 0  #: value parsed here
+V_MISSING = 1  #: no value on the line (mcl uses 1.0)
+V_SLOW = 2  #: well-formed number, to be converted with Python's float()
+
+# error codes
+E_NONE = 0
+E_ONE_FIELD = 1  #: a line with a single label
+E_EMPTY_LABEL = 2  #: an empty or blank label (line starting with a TAB)
+E_BAD_NUMBER = 3  #: a value that is not a decimal number
+E_NONFINITE = 4  #: nan or inf
+E_NEGATIVE = 5  #: a negative value
+E_TOO_LARGE = 6  #: a value above float32's range (set by the caller)
+E_SYNTAX = 7  #: native format: unexpected text
+E_NEG_INDEX = 8  #: native format: negative index
+E_EOF = 9  #: native format: file ends inside the matrix
+
+_POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)
+_TWO53 = 1 << 53
+
+
+@njit(cache=True, inline="always")
+def _isspace(c):
+    return c == 32 or (9 <= c <= 13)
+
+
+@njit(cache=True, inline="always")
+def _isdigit(c):
+    return 48 <= c <= 57
+
+
+@njit(cache=True)
+def parse_number(buf, i, end, pow10):
+    """Parse the decimal number ``buf[i:end]`` (the whole span).
+
+    Returns ``(status, value)``: status ``V_FAST`` with the exact double,
+    ``V_SLOW`` for a well-formed number this fast path cannot convert
+    exactly, or an error code (``E_BAD_NUMBER``, ``E_NONFINITE``,
+    ``E_NEGATIVE``).
+    """
+    neg = False
+    if i < end and (buf[i] == 43 or buf[i] == 45):  # + -
+        neg = buf[i] == 45
+        i += 1
+    m = np.uint64(0)
+    nd = 0
+    ndig = 0
+    e10 = 0
+    slow = False
+    while i < end and _isdigit(buf[i]):
+        d = buf[i] - 48
+        ndig += 1
+        if m == 0 and d == 0:
+            pass
+        elif nd < 19:
+            m = m * np.uint64(10) + np.uint64(d)
+            nd += 1
+        else:
+            e10 += 1
+            if d:
+                slow = True
+        i += 1
+    if i < end and buf[i] == 46:  # .
+        i += 1
+        while i < end and _isdigit(buf[i]):
+            d = buf[i] - 48
+            ndig += 1
+            if m == 0 and d == 0:
+                e10 -= 1
+            elif nd < 19:
+                m = m * np.uint64(10) + np.uint64(d)
+                nd += 1
+                e10 -= 1
+            elif d:
+                slow = True
+            i += 1
+    if ndig == 0:
+        return _word_status(buf, i, end), 0.0
+    if i < end and (buf[i] == 101 or buf[i] == 69):  # e E
+        i += 1
+        eneg = False
+        if i < end and (buf[i] == 43 or buf[i] == 45):
+            eneg = buf[i] == 45
+            i += 1
+        if i >= end or not _isdigit(buf[i]):
+            return E_BAD_NUMBER, 0.0
+        ex = 0
+        while i < end and _isdigit(buf[i]):
+            if ex < 100000:
+                ex = ex * 10 + (buf[i] - 48)
+            i += 1
+        e10 += -ex if eneg else ex
+    if i != end:
+        return E_BAD_NUMBER, 0.0
+    if m == 0:
+        return V_FAST, -0.0 if neg else 0.0
+    if neg:
+        return E_NEGATIVE, 0.0
+    if slow or m > np.uint64(_TWO53) or e10 > 22 or e10 < -22:
+        return V_SLOW, 0.0
+    v = float(m)
+    if e10 >= 0:
+        return V_FAST, v * pow10[e10]
+    return V_FAST, v / pow10[-e10]
+
+
+@njit(cache=True)
+def _word_status(buf, i, end):
+    """E_NONFINITE when ``buf[i:end]`` spells inf, infinity or nan, else E_BAD_NUMBER."""
+    n = end - i
+    if n != 3 and n != 8:
+        return E_BAD_NUMBER
+    word = "infinity" if n == 8 else "inf"
+    ok_inf = True
+    ok_nan = n == 3
+    for k in range(n):
+        c = buf[i + k] | 32  # lower case
+        if c != ord(word[k]):
+            ok_inf = False
+        if n == 3 and c != ord("nan"[k]):
+            ok_nan = False
+    return E_NONFINITE if (ok_inf or ok_nan) else E_BAD_NUMBER
+
+
+@njit(cache=True)
+def scan_abc(buf, skip_header, pow10):
+    """Split an mcl label file into records, as ``mcl --abc`` reads it.
+
+    Returns ``(spans, values, status, linenos, nrec, err, err_line, err_lo,
+    err_hi, first_line)``: ``spans[k]`` holds the byte spans of record k's two
+    labels and its value token, ``first_line`` the line number of the first
+    data line (for the header hint).  On an error, ``nrec`` records before it
+    are valid.
+    """
+    n = buf.size
+    nlines = 1
+    for c in buf:
+        if c == 10:
+            nlines += 1
+    spans = np.empty((nlines, 6), dtype=np.int64)
+    values = np.empty(nlines, dtype=np.float64)
+    status = np.empty(nlines, dtype=np.int8)
+    linenos = np.empty(nlines, dtype=np.int64)
+    nrec = 0
+    line = 0
+    pos = 0
+    first_line = 0
+    header_pending = skip_header
+    while pos < n:
+        line += 1
+        e = pos
+        has_tab = False
+        while e < n and buf[e] != 10:
+            if buf[e] == 9:
+                has_tab = True
+            e += 1
+        p = pos
+        while p < e and _isspace(buf[p]):
+            p += 1
+        if p == e or buf[p] == 35:  # blank line or comment
+            pos = e + 1
+            continue
+        if header_pending:
+            header_pending = False
+            pos = e + 1
+            continue
+        if first_line == 0:
+            first_line = line
+        if has_tab:
+            # label TAB label [TAB value]; labels keep inner and outer blanks
+            a0 = pos
+            a1 = a0
+            while buf[a1] != 9:
+                a1 += 1
+            blank = True
+            for k in range(a0, a1):
+                if not _isspace(buf[k]):
+                    blank = False
+            if blank:
+                return spans, values, status, linenos, nrec, E_EMPTY_LABEL, line, pos, e, first_line
+            b0 = a1 + 1
+            while b0 < e and _isspace(buf[b0]):
+                b0 += 1
+            b1 = b0
+            while b1 < e and buf[b1] != 9:
+                b1 += 1
+            if b0 == b1:
+                return spans, values, status, linenos, nrec, E_ONE_FIELD, line, pos, e, first_line
+        else:
+            a0 = p
+            a1 = a0
+            while a1 < e and not _isspace(buf[a1]):
+                a1 += 1
+            b0 = a1
+            while b0 < e and _isspace(buf[b0]):
+                b0 += 1
+            if b0 == e:
+                return spans, values, status, linenos, nrec, E_ONE_FIELD, line, pos, e, first_line
+            b1 = b0
+            while b1 < e and not _isspace(buf[b1]):
+                b1 += 1
+        v0 = b1
+        while v0 < e and _isspace(buf[v0]):
+            v0 += 1
+        v1 = v0
+        while v1 < e and not _isspace(buf[v1]):
+            v1 += 1
+        if v0 == v1:
+            st = V_MISSING
+            val = 1.0
+        else:
+            st, val = parse_number(buf, v0, v1, pow10)
+            if st > V_SLOW:
+                return spans, values, status, linenos, nrec, st, line, v0, v1, first_line
+        spans[nrec, 0] = a0
+        spans[nrec, 1] = a1
+        spans[nrec, 2] = b0
+        spans[nrec, 3] = b1
+        spans[nrec, 4] = v0
+        spans[nrec, 5] = v1
+        values[nrec] = val
+        status[nrec] = st
+        linenos[nrec] = line
+        nrec += 1
+        pos = e + 1
+    return spans, values, status, linenos, nrec, E_NONE, line, 0, 0, first_line
+
+
+@njit(cache=True, inline="always")
+def _hash(buf, lo, hi):
+    h = np.uint64(14695981039346656037)
+    for k in range(lo, hi):
+        h = (h ^ np.uint64(buf[k])) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True, inline="always")
+def _same(buf, a0, a1, b0, b1):
+    if a1 - a0 != b1 - b0:
+        return False
+    for k in range(a1 - a0):
+        if buf[a0 + k] != buf[b0 + k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def number_labels(buf, starts, ends):
+    """Number byte-string tokens by first appearance with an open-addressing hash table.
+
+    Returns ``(ids, first)``: the id of every token and, for each id, the
+    index of the token that introduced it.
+    """
+    ntok = starts.size
+    ids = np.empty(ntok, dtype=np.int64)
+    cap = 1024
+    table = np.full(cap, -1, dtype=np.int64)
+    hashes = np.empty(1024, dtype=np.uint64)
+    first = np.empty(1024, dtype=np.int64)
+    nid = 0
+    for t in range(ntok):
+        lo = starts[t]
+        hi = ends[t]
+        h = _hash(buf, lo, hi)
+        slot = h & np.uint64(cap - 1)
+        while True:
+            k = table[slot]
+            if k < 0:
+                break
+            if hashes[k] == h and _same(buf, lo, hi, starts[first[k]], ends[first[k]]):
+                break
+            slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
+        if k >= 0:
+            ids[t] = k
+            continue
+        if nid == first.size:
+            first = np.concatenate((first, np.empty(first.size, dtype=np.int64)))
+            hashes = np.concatenate((hashes, np.empty(hashes.size, dtype=np.uint64)))
+        first[nid] = t
+        hashes[nid] = h
+        ids[t] = nid
+        table[slot] = nid
+        nid += 1
+        if 2 * nid > cap:  # keep the load factor below 1/2
+            cap *= 2
+            table = np.full(cap, -1, dtype=np.int64)
+            for j in range(nid):
+                s = hashes[j] & np.uint64(cap - 1)
+                while table[s] >= 0:
+                    s = (s + np.uint64(1)) & np.uint64(cap - 1)
+                table[s] = j
+    return ids, first[:nid]
+
+
+@njit(cache=True)
+def join_spans(buf, starts, ends, sep):
+    """The tokens ``buf[starts[k]:ends[k]]`` joined by the byte `sep`, as one uint8 array."""
+    total = 0
+    for k in range(starts.size):
+        total += ends[k] - starts[k] + 1
+    out = np.empty(max(total - 1, 0), dtype=np.uint8)
+    p = 0
+    for k in range(starts.size):
+        if k:
+            out[p] = sep
+            p += 1
+        for j in range(starts[k], ends[k]):
+            out[p] = buf[j]
+            p += 1
+    return out
+
+
+@njit(cache=True)
+def _skip_blank(buf, i, line):
+    """Skip whitespace and ``#`` comments; returns the new position and line number."""
+    n = buf.size
+    while i < n:
+        c = buf[i]
+        if c == 10:
+            line += 1
+            i += 1
+        elif _isspace(c):
+            i += 1
+        elif c == 35:  # '#': to the end of the line
+            while i < n and buf[i] != 10:
+                i += 1
+        else:
+            break
+    return i, line
+
+
+@njit(cache=True, inline="always")
+def _is_value_char(c):
+    return not (_isspace(c) or c == 36 or c == 40 or c == 41 or c == 35 or c == 58)  # $ ( ) # :
+
+
+@njit(cache=True)
+def _read_index(buf, i):
+    """A non-negative decimal integer at ``buf[i]``: (value, end), or (-1, i) if none, (-2, i) if negative."""
+    n = buf.size
+    if i < n and buf[i] == 45 and i + 1 < n and _isdigit(buf[i + 1]):
+        return -2, i
+    if i >= n or not _isdigit(buf[i]):
+        return -1, i
+    v = 0
+    while i < n and _isdigit(buf[i]):
+        if v < (1 << 62) // 10:
+            v = v * 10 + (buf[i] - 48)
+        i += 1
+    return v, i
+
+
+@njit(cache=True)
+def scan_native(buf, pos, line, pow10):
+    """Read the body of an mcl native matrix, from just after ``begin``.
+
+    Grammar, as mcl reads it: columns ``<col>[:<value>] <row>[:<value>] ...
+    $`` up to a closing ``)``; ``#`` comments; a missing value is 1.0; a
+    ``(...)`` annotation after an index is skipped.  Entries of value 0 are
+    dropped.
+
+    Returns ``(cols, rows, vals, vstat, vspans, listing, n, err, err_line,
+    err_lo, err_hi)``; ``listing`` numbers the column listings (a column may
+    be listed several times).
+    """
+    n = buf.size
+    cap = 1024
+    cols = np.empty(cap, dtype=np.int64)
+    rows = np.empty(cap, dtype=np.int64)
+    vals = np.empty(cap, dtype=np.float64)
+    vstat = np.empty(cap, dtype=np.int8)
+    vspans = np.empty((cap, 2), dtype=np.int64)
+    listing = np.empty(cap, dtype=np.int64)
+    ne = 0
+    nlist = 0
+    while True:
+        pos, line = _skip_blank(buf, pos, line)
+        if pos >= n:
+            return cols, rows, vals, vstat, vspans, listing, ne, E_EOF, line, pos, pos
+        if buf[pos] == 41:  # ')'
+            return cols, rows, vals, vstat, vspans, listing, ne, E_NONE, line, pos, pos
+        col, q = _read_index(buf, pos)
+        if col < 0:
+            return cols, rows, vals, vstat, vspans, listing, ne, E_SYNTAX if col == -1 else E_NEG_INDEX, line, pos, pos + 1
+        pos, line = _skip_blank(buf, q, line)
+        if pos < n and buf[pos] == 58:  # ':' column value, ignored
+            pos, line = _skip_blank(buf, pos + 1, line)
+            q = pos
+            while q < n and _is_value_char(buf[q]):
+                q += 1
+            st, _v = parse_number(buf, pos, q, pow10)
+            if st > V_SLOW and st != E_NEGATIVE:
+                return cols, rows, vals, vstat, vspans, listing, ne, st, line, pos, q
+            pos = q
+        nlist += 1
+        while True:
+            pos, line = _skip_blank(buf, pos, line)
+            if pos >= n:
+                return cols, rows, vals, vstat, vspans, listing, ne, E_EOF, line, pos, pos
+            if buf[pos] == 36:  # '$'
+                pos += 1
+                break
+            row, q = _read_index(buf, pos)
+            if row < 0:
+                return cols, rows, vals, vstat, vspans, listing, ne, E_SYNTAX if row == -1 else E_NEG_INDEX, line, pos, pos + 1
+            pos = q
+            st = V_MISSING
+            val = 1.0
+            v0 = pos
+            v1 = pos
+            while True:
+                pos, line = _skip_blank(buf, pos, line)
+                if pos < n and buf[pos] == 40:  # '(' annotation: skip to ')'
+                    while pos < n and buf[pos] != 41:
+                        if buf[pos] == 10:
+                            line += 1
+                        pos += 1
+                    if pos >= n:
+                        return cols, rows, vals, vstat, vspans, listing, ne, E_EOF, line, pos, pos
+                    pos += 1
+                    continue
+                if pos < n and buf[pos] == 58:  # ':'
+                    pos, line = _skip_blank(buf, pos + 1, line)
+                    v0 = pos
+                    v1 = pos
+                    while v1 < n and _is_value_char(buf[v1]):
+                        v1 += 1
+                    if v0 == v1:
+                        return cols, rows, vals, vstat, vspans, listing, ne, E_BAD_NUMBER, line, v0, v0 + 1
+                    st, val = parse_number(buf, v0, v1, pow10)
+                    if st > V_SLOW:
+                        return cols, rows, vals, vstat, vspans, listing, ne, st, line, v0, v1
+                    pos = v1
+                break
+            if st == V_FAST and val == 0.0:
+                continue
+            if ne == cap:
+                cap *= 2
+                cols = np.concatenate((cols, np.empty(cap - ne, dtype=np.int64)))
+                rows = np.concatenate((rows, np.empty(cap - ne, dtype=np.int64)))
+                vals = np.concatenate((vals, np.empty(cap - ne, dtype=np.float64)))
+                vstat = np.concatenate((vstat, np.empty(cap - ne, dtype=np.int8)))
+                vspans = np.concatenate((vspans, np.empty((cap - ne, 2), dtype=np.int64)))
+                listing = np.concatenate((listing, np.empty(cap - ne, dtype=np.int64)))
+            cols[ne] = col
+            rows[ne] = row
+            vals[ne] = val
+            vstat[ne] = st
+            vspans[ne, 0] = v0
+            vspans[ne, 1] = v1
+            listing[ne] = nlist
+            ne += 1
