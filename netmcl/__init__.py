@@ -16,7 +16,7 @@ from .exceptions import (
     ParameterError,
 )
 from .graph import SparseGraph
-from .io import atomic_write, read_abc
+from .io import atomic_write, read_abc, read_clusters, read_mci, write_clusters, write_mci
 from .mcl import mcl, mcl_iterates
 from .params import MclParams
 
@@ -36,5 +36,9 @@ __all__ = [
     "CytoscapeError",
     "ConvergenceWarning",
     "read_abc",
+    "read_mci",
+    "write_mci",
+    "write_clusters",
+    "read_clusters",
     "atomic_write",
 ]

@@ -378,9 +378,10 @@ def scan_native(buf, pos, line, pow10):
     ``(...)`` annotation after an index is skipped.  Entries of value 0 are
     dropped.
 
-    Returns ``(cols, rows, vals, vstat, vspans, listing, n, err, err_line,
-    err_lo, err_hi)``; ``listing`` numbers the column listings (a column may
-    be listed several times).
+    Returns ``(cols, rows, vals, vstat, spans, listing, n, err, err_line,
+    err_lo, err_hi)``; ``spans[k]`` holds the byte offsets of entry k's row
+    index and of its value token, ``listing`` numbers the column listings (a
+    column may be listed several times).
     """
     n = buf.size
     cap = 1024
@@ -388,19 +389,19 @@ def scan_native(buf, pos, line, pow10):
     rows = np.empty(cap, dtype=np.int64)
     vals = np.empty(cap, dtype=np.float64)
     vstat = np.empty(cap, dtype=np.int8)
-    vspans = np.empty((cap, 2), dtype=np.int64)
+    spans = np.empty((cap, 3), dtype=np.int64)
     listing = np.empty(cap, dtype=np.int64)
     ne = 0
     nlist = 0
     while True:
         pos, line = _skip_blank(buf, pos, line)
         if pos >= n:
-            return cols, rows, vals, vstat, vspans, listing, ne, E_EOF, line, pos, pos
+            return cols, rows, vals, vstat, spans, listing, ne, E_EOF, line, pos, pos
         if buf[pos] == 41:  # ')'
-            return cols, rows, vals, vstat, vspans, listing, ne, E_NONE, line, pos, pos
+            return cols, rows, vals, vstat, spans, listing, ne, E_NONE, line, pos, pos
         col, q = _read_index(buf, pos)
         if col < 0:
-            return cols, rows, vals, vstat, vspans, listing, ne, E_SYNTAX if col == -1 else E_NEG_INDEX, line, pos, pos + 1
+            return cols, rows, vals, vstat, spans, listing, ne, E_SYNTAX if col == -1 else E_NEG_INDEX, line, pos, pos + 1
         pos, line = _skip_blank(buf, q, line)
         if pos < n and buf[pos] == 58:  # ':' column value, ignored
             pos, line = _skip_blank(buf, pos + 1, line)
@@ -409,19 +410,20 @@ def scan_native(buf, pos, line, pow10):
                 q += 1
             st, _v = parse_number(buf, pos, q, pow10)
             if st > V_SLOW and st != E_NEGATIVE:
-                return cols, rows, vals, vstat, vspans, listing, ne, st, line, pos, q
+                return cols, rows, vals, vstat, spans, listing, ne, st, line, pos, q
             pos = q
         nlist += 1
         while True:
             pos, line = _skip_blank(buf, pos, line)
             if pos >= n:
-                return cols, rows, vals, vstat, vspans, listing, ne, E_EOF, line, pos, pos
+                return cols, rows, vals, vstat, spans, listing, ne, E_EOF, line, pos, pos
             if buf[pos] == 36:  # '$'
                 pos += 1
                 break
+            r0 = pos
             row, q = _read_index(buf, pos)
             if row < 0:
-                return cols, rows, vals, vstat, vspans, listing, ne, E_SYNTAX if row == -1 else E_NEG_INDEX, line, pos, pos + 1
+                return cols, rows, vals, vstat, spans, listing, ne, E_SYNTAX if row == -1 else E_NEG_INDEX, line, pos, pos + 1
             pos = q
             st = V_MISSING
             val = 1.0
@@ -435,7 +437,7 @@ def scan_native(buf, pos, line, pow10):
                             line += 1
                         pos += 1
                     if pos >= n:
-                        return cols, rows, vals, vstat, vspans, listing, ne, E_EOF, line, pos, pos
+                        return cols, rows, vals, vstat, spans, listing, ne, E_EOF, line, pos, pos
                     pos += 1
                     continue
                 if pos < n and buf[pos] == 58:  # ':'
@@ -445,10 +447,10 @@ def scan_native(buf, pos, line, pow10):
                     while v1 < n and _is_value_char(buf[v1]):
                         v1 += 1
                     if v0 == v1:
-                        return cols, rows, vals, vstat, vspans, listing, ne, E_BAD_NUMBER, line, v0, v0 + 1
+                        return cols, rows, vals, vstat, spans, listing, ne, E_BAD_NUMBER, line, v0, v0 + 1
                     st, val = parse_number(buf, v0, v1, pow10)
                     if st > V_SLOW:
-                        return cols, rows, vals, vstat, vspans, listing, ne, st, line, v0, v1
+                        return cols, rows, vals, vstat, spans, listing, ne, st, line, v0, v1
                     pos = v1
                 break
             if st == V_FAST and val == 0.0:
@@ -459,13 +461,14 @@ def scan_native(buf, pos, line, pow10):
                 rows = np.concatenate((rows, np.empty(cap - ne, dtype=np.int64)))
                 vals = np.concatenate((vals, np.empty(cap - ne, dtype=np.float64)))
                 vstat = np.concatenate((vstat, np.empty(cap - ne, dtype=np.int8)))
-                vspans = np.concatenate((vspans, np.empty((cap - ne, 2), dtype=np.int64)))
+                spans = np.concatenate((spans, np.empty((cap - ne, 3), dtype=np.int64)))
                 listing = np.concatenate((listing, np.empty(cap - ne, dtype=np.int64)))
             cols[ne] = col
             rows[ne] = row
             vals[ne] = val
             vstat[ne] = st
-            vspans[ne, 0] = v0
-            vspans[ne, 1] = v1
+            spans[ne, 0] = r0
+            spans[ne, 1] = v0
+            spans[ne, 2] = v1
             listing[ne] = nlist
             ne += 1
