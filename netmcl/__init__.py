@@ -19,11 +19,14 @@ from .graph import SparseGraph
 from .io import atomic_write, read_abc, read_clusters, read_mci, write_clusters, write_mci
 from .mcl import mcl, mcl_iterates
 from .params import MclParams
+from . import cytoscape, plot
+from .plot import draw
 
 __version__ = "0.1.0"
 
 __all__ = [
     "mcl",
+    "draw",
     "mcl_iterates",
     "Clustering",
     "SparseGraph",

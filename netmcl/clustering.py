@@ -158,6 +158,22 @@ class Clustering(Sequence):
             )
         return "\n".join(lines)
 
+    def plot_sizes(self, *, ax=None, **kwargs):
+        """Plot the cluster size distribution (log-log); see :func:`netmcl.plot.plot_sizes`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> Clustering([[0, 1, 2], [3]], list("abcd")).plot_sizes().get_xlabel()
+        'cluster size (nodes)'
+        """
+        from .plot import plot_sizes
+
+        return plot_sizes(self, ax=ax, **kwargs)
+
     def to_dict(self):
         """Plain-Python form: clusters, iterations, chaos and parameters."""
         return {
