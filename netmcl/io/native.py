@@ -94,8 +94,8 @@ def _parse_native(data, name):
     if start < 0:
         raise InputFileError(
             name,
-            "No '(mclheader' found: this is not an mcl native matrix. For a file of "
-            "'label label weight' lines use read_abc (mcl's --abc).",
+            "No '(mclheader' found: this is not an mcl native matrix. If it is a label file "
+            "('label label [weight]' lines), pass --abc on the command line or use netmcl.read_abc().",
         )
     header = {}
     pos = data.find(b"\n", start)
