@@ -77,7 +77,7 @@ def push(
         With `network`: the node-table column holding `G`'s node labels.
         Labels are compared as strings, as Cytoscape stores them.
     title : str, optional
-        Name of the new network (default ``"netmcl clusters"``).
+        Name of the new network (default ``"MCL clusters"``).
     collection : str, default "netmcl"
         Collection of the new network.
     style_name : str, optional
@@ -150,7 +150,7 @@ def push(
     step = "creating the network"
     try:
         if network is None:
-            title = title or "netmcl clusters"
+            title = title or "MCL clusters"
             suid = p4c.create_network_from_networkx(
                 _as_networkx(G), title=title, collection=collection, base_url=base_url
             )
