@@ -315,6 +315,29 @@ def _display(cmd):
 # --------------------------------------------------------------------------- the run
 
 
+def warm_up(args, log, kill_above_bytes):
+    """Untimed first netmcl runs (they fill numba's cache), and the cost of
+    importing netmcl alone: {label: Measurement}."""
+    small, _ = prepare(BY_NAME["gen-1k"], shared=args.shared, refresh=False, timeout=args.timeout,
+                       kill_above_bytes=kill_above_bytes)
+    out = WORK / "out" / "warmup.clusters"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    found = {}
+    for threads in args.threads:
+        cmd = engine_command("netmcl", small, out, threads, args)
+        m = measure(cmd, log_path=out.with_suffix(".log"), timeout=args.timeout,
+                    kill_above_bytes=kill_above_bytes, env=child_env(threads))
+        if m.status != "ok":
+            raise SystemExit(f"netmcl does not run ({m.status}): {last_line(m.log)}\ncommand: {_display(cmd)}")
+        found[f"first run, te {threads}"] = m
+    found["`python -c 'import netmcl.cli'` alone"] = measure(
+        [sys.executable, "-c", "import netmcl.cli"], log_path=out.with_suffix(".import.log"),
+        timeout=args.timeout, kill_above_bytes=kill_above_bytes)
+    for label, m in found.items():
+        log(f"warm-up: {label}: {m.wall_s:.2f} s, {m.peak_rss_mb:.0f} MB")
+    return found
+
+
 def child_env(threads):
     env = dict(os.environ)
     for name in THREAD_VARIABLES:
@@ -384,6 +407,20 @@ def summarise(runs):
     return rows
 
 
+def thread_consistency(runs):
+    """engine -> inputs whose output differs between thread counts."""
+    outputs = {}
+    for r in runs:
+        if r["status"] == "ok":
+            outputs.setdefault((r["engine"], r["input"]), set()).add(r["output_sha256"])
+    differ = {}
+    for (engine, name), digests in outputs.items():
+        differ.setdefault(engine, [])
+        if len(digests) > 1:
+            differ[engine].append(name)
+    return differ
+
+
 def _pair_ratios(runs, row, ref):
     """netmcl/mcl wall-time ratio of each interleaved repetition."""
     def walls(engine, threads):
@@ -442,7 +479,7 @@ def _mark(ok):
     return "yes" if ok else "**no**"
 
 
-def render_section(name, context, inputs, rows, warmups):
+def render_section(name, context, inputs, rows, warmups, consistency):
     lines = [f"<!-- section: {name} -->", f"## {name}", ""]
     m = context["machine"]
     lines += [
@@ -460,8 +497,9 @@ def render_section(name, context, inputs, rows, warmups):
               f"{', '.join(THREAD_VARIABLES)} set to T):", ""]
     lines += [f"- {engine}: `{template}`" for engine, template in context["templates"].items()]
     if warmups:
-        lines += ["", "First netmcl run after installation (fills the numba cache; not in the medians): "
-                  + ", ".join(f"te {t}: {w:.2f} s" for t, w in warmups.items())]
+        lines += ["", "Not in the medians (netmcl on gen-1k before the timed runs, filling numba's cache; "
+                  "and the start-up cost inside every netmcl run): "
+                  + "; ".join(f"{label}: {m.wall_s:.2f} s, {m.peak_rss_mb:.0f} MB peak" for label, m in warmups.items())]
     lines += ["", "| input | nodes | edges | description | prepared in |", "|---|---:|---:|---|---|"]
     for name_, meta, desc in inputs:
         prep = f"{meta.get('prepare_wall_s', '?')} s"
@@ -496,6 +534,10 @@ def render_section(name, context, inputs, rows, warmups):
             f"| {row['input']} | {row['threads']} | {row['engine']} | {row['wall_s']:.2f} | "
             f"{' '.join(f'{w:.2f}' for w in row['walls'])} | {ratio} | {row['cpu_s']:.2f} | "
             f"{row['peak_rss_mb']:.0f} | {_fmt(row.get('mem_ratio'), '.2f')} | {clusters:,} | {same} |")
+    if len(context["threads"]) > 1:
+        lines += ["", "Same cluster file at every thread count and repetition: " + "; ".join(
+            f"{engine}: " + ("yes" if not bad else f"**no** on {', '.join(bad)}")
+            for engine, bad in consistency.items() if engine != "markov_clustering")]
     target_rows = [r for r in rows if r["engine"] == "netmcl"]
     if target_rows:
         lines += ["", "Targets for netmcl (time ≤ 0.5× mcl, peak memory ≤ mcl, clusters identical):", "",
@@ -551,8 +593,7 @@ def select(args):
 
 
 def default_netmcl_cmd():
-    found = shutil.which("netmcl")
-    return [found] if found else [sys.executable, "-m", "netmcl"]
+    return ["netmcl"] if shutil.which("netmcl") else [sys.executable, "-m", "netmcl"]
 
 
 def parse_args(argv):
@@ -622,7 +663,7 @@ def main(argv=None):
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": git_state(), "machine": machine_info(), "versions": versions(args),
         "command": _display([sys.executable, Path(__file__), *(sys.argv[1:] if argv is None else argv)]),
-        "repeats": args.repeats, "timeout": args.timeout, "kill_above": args.kill_above,
+        "repeats": args.repeats, "threads": args.threads, "timeout": args.timeout, "kill_above": args.kill_above,
         "load_start": " ".join(f"{x:.2f}" for x in os.getloadavg()), "notes": args.note, "templates": templates,
     }
     name = args.section or f"{context['date']} @ {context['commit'].split()[0]}"
@@ -636,18 +677,7 @@ def main(argv=None):
         inputs.append((d.name, meta, d.description))
         log(f"  {path.relative_to(REPO)}: {meta['nodes']:,} nodes, {meta['edges']:,} lines")
     if "netmcl" in args.engines and not args.no_warmup:
-        small, _ = prepare(BY_NAME["gen-1k"], shared=args.shared, refresh=False, timeout=args.timeout,
-                           kill_above_bytes=kill)
-        for threads in args.threads:
-            out = WORK / "out" / "warmup.clusters"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            m = measure(engine_command("netmcl", small, out, threads, args), log_path=out.with_suffix(".log"),
-                        timeout=args.timeout, kill_above_bytes=kill, env=child_env(threads))
-            if m.status != "ok":
-                raise SystemExit(f"netmcl does not run ({m.status}): {last_line(m.log)}\n"
-                                 f"command: {_display(engine_command('netmcl', small, out, threads, args))}")
-            warmups[threads] = m.wall_s
-            log(f"warm-up netmcl te{threads}: {m.wall_s:.2f} s")
+        warmups = warm_up(args, log, kill)
     for d, path in prepared:
         log(f"running {d.name} ...")
         run_dataset(d, path, args, runs, log)
@@ -657,8 +687,10 @@ def main(argv=None):
     results_dir.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
     (results_dir / f"{slug}.json").write_text(json.dumps(
-        {"section": name, "context": context, "inputs": inputs, "runs": runs, "rows": rows}, indent=1, default=str))
-    write_results(args.output, name, render_section(name, context, inputs, rows, warmups))
+        {"section": name, "context": context, "inputs": inputs, "warmups": {k: m.__dict__ for k, m in warmups.items()},
+         "runs": runs, "rows": rows}, indent=1, default=str))
+    consistency = thread_consistency(runs)
+    write_results(args.output, name, render_section(name, context, inputs, rows, warmups, consistency))
     log(f"wrote section '{name}' to {args.output}")
     return 0
 
