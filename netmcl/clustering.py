@@ -174,6 +174,23 @@ class Clustering(Sequence):
 
         return plot_sizes(self, ax=ax, **kwargs)
 
+    def to_frame(self, G=None, *, attributes=None, label_attribute=None):
+        """The clusters as a pandas DataFrame ``node, cluster, <node attributes of G>``.
+
+        See :func:`netmcl.io.tables.to_frame` (needs pandas).
+
+        Examples
+        --------
+        >>> Clustering([[0, 2], [1]], ["a", "b", "c"]).to_frame()
+          node  cluster
+        0    a        0
+        1    c        0
+        2    b        1
+        """
+        from .io.tables import to_frame
+
+        return to_frame(self, G, attributes=attributes, label_attribute=label_attribute)
+
     def to_dict(self):
         """Plain-Python form: clusters, iterations, chaos and parameters."""
         return {
