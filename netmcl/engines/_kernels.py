@@ -100,6 +100,147 @@ def _masked_mass(vals, n, bar):
 
 
 @njit(cache=True, nogil=True)
+def _expand_dense(n, indptr, indices, data, j, acc, rows, vals):
+    """Expand column j with float32-rounded products (mcl's dense path).
+
+    The sums live in a dense accumulator and are collected by one scan, as
+    mcl does; sums that are exactly zero are dropped.
+    """
+    for p in range(indptr[j], indptr[j + 1]):
+        k = indices[p]
+        f = data[p]
+        for q in range(indptr[k], indptr[k + 1]):
+            acc[indices[q]] += np.float64(f * data[q])
+    m = 0
+    for i in range(n):
+        s = acc[i]
+        if s != 0.0:
+            rows[m] = i
+            vals[m] = np.float32(s)
+            m += 1
+            acc[i] = 0.0
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
+    """Expand column j with exact double products (mcl's sparse path)."""
+    u = 0
+    for p in range(indptr[j], indptr[j + 1]):
+        k = indices[p]
+        f = np.float64(data[p])
+        for q in range(indptr[k], indptr[k + 1]):
+            i = indices[q]
+            prod = f * np.float64(data[q])
+            if mark[i] == 0:
+                mark[i] = 1
+                touched[u] = i
+                u += 1
+                acc[i] = prod
+            else:
+                acc[i] += prod
+    touched[:u].sort()
+    for t in range(u):
+        i = touched[t]
+        rows[t] = i
+        vals[t] = np.float32(acc[i])
+        acc[i] = 0.0
+        mark[i] = 0
+    return u
+
+
+@njit(cache=True, nogil=True)
+def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats):
+    """Prune, rescale and inflate one expanded column in place (mcl-spec d.4).
+
+    Returns the number of entries kept (now in rows/vals[:count]) and the
+    column's chaos.
+    """
+    stats[STAT_EXPANDED] += m
+    # ---- measure ----------------------------------------------------------
+    maxval = 0.0
+    center = 0.0
+    for t in range(m):
+        x = np.float64(vals[t])
+        if x > maxval:
+            maxval = x
+        center += x * x
+    # ---- cutoff -----------------------------------------------------------
+    n_prune = 0
+    mass_prune = 0.0
+    for t in range(m):
+        if cut < 0.0 or vals[t] >= cut:
+            keep[t] = 1
+            n_prune += 1
+            mass_prune += np.float64(vals[t])
+        else:
+            keep[t] = 0
+    mass_final = mass_prune
+    n_kept = n_prune
+    emergency = False
+    if recover == 0 and n_prune == 0:
+        emergency = True
+        stats[STAT_EMERGENCY] += 1
+    elif recover > 0 and n_prune < recover and mass_prune < pct:
+        stats[STAT_RECOVER] += 1
+        rbar = 0.0
+        if m > recover:
+            rbar = np.float64(
+                _kth_largest(vals, m, cut if cut >= 0.0 else np.inf, recover - n_prune, scratch)
+            )
+        mass_final, n_kept = _masked_mass(vals, m, rbar)
+        for t in range(m):
+            keep[t] = 1 if vals[t] >= rbar else 0
+    elif select > 0 and n_prune > select:
+        stats[STAT_SELECT] += 1
+        c = 0
+        for t in range(m):  # the post-cutoff vector, compacted
+            if keep[t]:
+                vals[c] = vals[t]
+                rows[c] = rows[t]
+                c += 1
+        m = c
+        sbar = np.float64(_kth_largest(vals, m, np.inf, select, scratch))
+        mass_sel, n_sel = _masked_mass(vals, m, sbar)
+        mass_final, n_kept = mass_sel, n_sel
+        bar = sbar
+        if recover > 0 and n_sel < recover and mass_sel < pct:
+            stats[STAT_RECOVER_AFTER_SELECT] += 1
+            bar = 0.0
+            if m > recover:
+                bar = np.float64(_kth_largest(vals, m, sbar, recover - n_sel, scratch))
+            mass_final, n_kept = _masked_mass(vals, m, bar)
+        for t in range(m):
+            keep[t] = 1 if vals[t] >= bar else 0
+    if mass_final < stats[STAT_MIN_MASS]:
+        stats[STAT_MIN_MASS] = mass_final
+    # ---- gather, rescale --------------------------------------------------
+    if emergency:
+        rows[0] = j
+        vals[0] = np.float32(1.0)
+        m = 1
+        n_kept = 1
+    else:
+        c = 0
+        for t in range(m):
+            if keep[t]:
+                rows[c] = rows[t]
+                vals[c] = vals[t]
+                c += 1
+        m = c
+        if mass_final != 0.0:
+            for t in range(m):
+                vals[t] = np.float32(np.float64(vals[t]) / mass_final)
+    chaos = (maxval - center) * n_kept
+    # ---- inflation --------------------------------------------------------
+    if m > 0 and not _inflate_vector(vals, 0, m, inflation):
+        stats[STAT_EMPTIED] += 1
+        m = 0
+    stats[STAT_KEPT] += m
+    return m, chaos
+
+
+@njit(cache=True, nogil=True)
 def expand_columns(
     n, indptr, indices, data, col_lo, col_hi, cut, select, recover, pct, inflation, acc, mark, touched
 ):
@@ -150,135 +291,18 @@ def expand_columns(
     scratch = np.empty(n, dtype=np.float32)
     keep = np.empty(n, dtype=np.uint8)
     for j in range(col_lo, col_hi):
-        # ---- expansion --------------------------------------------------
         flops = 0
         for p in range(indptr[j], indptr[j + 1]):
             k = indices[p]
             flops += indptr[k + 1] - indptr[k]
-        dense_path = flops * 10 >= n
-        if dense_path:
+        if flops * 10 >= n:  # mcl's rule for its dense product path
             stats[STAT_DENSE_PATH] += 1
-        u = 0
-        for p in range(indptr[j], indptr[j + 1]):
-            k = indices[p]
-            f = data[p]
-            for q in range(indptr[k], indptr[k + 1]):
-                i = indices[q]
-                if dense_path:
-                    prod = np.float64(f * data[q])
-                else:
-                    prod = np.float64(f) * np.float64(data[q])
-                if mark[i] == 0:
-                    mark[i] = 1
-                    touched[u] = i
-                    u += 1
-                    acc[i] = prod
-                else:
-                    acc[i] += prod
-        if u * 16 > n:
-            u2 = 0
-            for i in range(n):
-                if mark[i] != 0:
-                    touched[u2] = i
-                    u2 += 1
+            m = _expand_dense(n, indptr, indices, data, j, acc, rows, vals)
         else:
-            touched[:u].sort()
-        m = 0
-        for t in range(u):
-            i = touched[t]
-            s = acc[i]
-            acc[i] = 0.0
-            mark[i] = 0
-            if dense_path and s == 0.0:
-                continue
-            rows[m] = i
-            vals[m] = np.float32(s)
-            m += 1
-        stats[STAT_EXPANDED] += m
-        # ---- measure ----------------------------------------------------
-        maxval = 0.0
-        center = 0.0
-        for t in range(m):
-            x = np.float64(vals[t])
-            if x > maxval:
-                maxval = x
-            center += x * x
-        # ---- cutoff -----------------------------------------------------
-        n_prune = 0
-        mass_prune = 0.0
-        for t in range(m):
-            if cut < 0.0 or vals[t] >= cut:
-                keep[t] = 1
-                n_prune += 1
-                mass_prune += np.float64(vals[t])
-            else:
-                keep[t] = 0
-        mass_final = mass_prune
-        n_kept = n_prune
-        emergency = False
-        if recover == 0 and n_prune == 0:
-            emergency = True
-            stats[STAT_EMERGENCY] += 1
-        elif recover > 0 and n_prune < recover and mass_prune < pct:
-            stats[STAT_RECOVER] += 1
-            rbar = 0.0
-            if m > recover:
-                rbar = np.float64(
-                    _kth_largest(vals, m, cut if cut >= 0.0 else np.inf, recover - n_prune, scratch)
-                )
-            mass_final, n_kept = _masked_mass(vals, m, rbar)
-            for t in range(m):
-                keep[t] = 1 if vals[t] >= rbar else 0
-        elif select > 0 and n_prune > select:
-            stats[STAT_SELECT] += 1
-            # compact the post-cutoff vector into the front of vals/rows
-            c = 0
-            for t in range(m):
-                if keep[t]:
-                    vals[c] = vals[t]
-                    rows[c] = rows[t]
-                    c += 1
-            m = c
-            sbar = np.float64(_kth_largest(vals, m, np.inf, select, scratch))
-            mass_sel, n_sel = _masked_mass(vals, m, sbar)
-            mass_final, n_kept = mass_sel, n_sel
-            bar = sbar
-            if recover > 0 and n_sel < recover and mass_sel < pct:
-                stats[STAT_RECOVER_AFTER_SELECT] += 1
-                bar = 0.0
-                if m > recover:
-                    bar = np.float64(_kth_largest(vals, m, sbar, recover - n_sel, scratch))
-                mass_final, n_kept = _masked_mass(vals, m, bar)
-            for t in range(m):
-                keep[t] = 1 if vals[t] >= bar else 0
-        if mass_final < stats[STAT_MIN_MASS]:
-            stats[STAT_MIN_MASS] = mass_final
-        # ---- gather, rescale --------------------------------------------
-        if emergency:
-            rows[0] = j
-            vals[0] = np.float32(1.0)
-            m = 1
-            n_kept = 1
-        else:
-            c = 0
-            for t in range(m):
-                if keep[t]:
-                    rows[c] = rows[t]
-                    vals[c] = vals[t]
-                    c += 1
-            m = c
-            if mass_final != 0.0:
-                for t in range(m):
-                    vals[t] = np.float32(np.float64(vals[t]) / mass_final)
-        chaos = (maxval - center) * n_kept
+            m = _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals)
+        m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)
         if chaos > chaos_max:
             chaos_max = chaos
-        # ---- inflation --------------------------------------------------
-        if m > 0 and not _inflate_vector(vals, 0, m, inflation):
-            stats[STAT_EMPTIED] += 1
-            m = 0
-        stats[STAT_KEPT] += m
-        # ---- append -----------------------------------------------------
         if n_out + m > cap:
             while n_out + m > cap:
                 cap *= 2
