@@ -88,6 +88,14 @@ def _rows(clustering, G, attributes, label_attribute):
     return columns
 
 
+def _pandas():
+    try:
+        import pandas
+    except ImportError as exc:  # pragma: no cover - only without pandas
+        raise BackendUnavailableError("Tables need pandas: pip install 'netmcl[tables]'.") from exc
+    return pandas
+
+
 def to_frame(clustering, G=None, *, attributes=None, label_attribute=None):
     """The clusters as a pandas DataFrame: one row per node, clusters in mcl's order.
 
@@ -130,11 +138,7 @@ def to_frame(clustering, G=None, *, attributes=None, label_attribute=None):
     4     4        1  NaN
     5     5        1  tip
     """
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - only without pandas
-        raise BackendUnavailableError("to_frame needs pandas: pip install 'netmcl[tables]'.") from exc
-    return pd.DataFrame(_rows(clustering, G, attributes, label_attribute))
+    return _pandas().DataFrame(_rows(clustering, G, attributes, label_attribute))
 
 
 def _cell(value):
