@@ -21,7 +21,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from ._palette import NEUTRAL, PALETTE, cluster_colors, size_ranks
+from ._palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks
 from .adapters import to_sparse_graph
 from .exceptions import BackendUnavailableError, ParameterError
 from .io import atomic_write
@@ -366,9 +366,10 @@ def _draw_clusters(ax, graph, member, clustering, colors, max_clusters, seed):
     discs = PatchCollection([Circle(c, r) for c, r in zip(centres, radii)], facecolors=[colors[c] for c in shown],
                             edgecolors="white", linewidths=0.5, zorder=2)
     ax.add_collection(discs)
-    for c, (x, y), r in zip(shown[:len(PALETTE)], centres, radii):
-        ax.annotate(str(c), (x, y), ha="center", va="center", fontsize=7, zorder=3,
-                    color="white" if r > 1 else "black")
+    for c, (x, y) in zip(shown[:len(PALETTE)], centres):
+        red, green, blue = hex_to_rgb(colors[c])
+        dark = 0.299 * red + 0.587 * green + 0.114 * blue < 150  # white numbers on dark discs
+        ax.annotate(str(c), (x, y), ha="center", va="center", fontsize=7, zorder=3, color="white" if dark else "black")
     lo = (centres - radii[:, None]).min(axis=0)
     hi = (centres + radii[:, None]).max(axis=0)
     margin = 0.05 * (hi - lo).max()
