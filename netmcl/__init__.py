@@ -21,6 +21,12 @@ from .mcl import mcl, mcl_iterates
 from .params import MclParams
 from . import cytoscape, plot
 from .plot import draw
+from . import analysis
+from .adapters.pandas import from_pandas_edgelist
+from .analysis import compare, compare_to_complexes, quality
+from .io.string import read_string
+from .io.tables import to_frame, write_gml, write_graphml, write_run_report, write_tsv
+from .sweep import SweepResult, sweep
 
 __version__ = "0.1.0"
 
@@ -44,4 +50,16 @@ __all__ = [
     "write_clusters",
     "read_clusters",
     "atomic_write",
+    "read_string",
+    "from_pandas_edgelist",
+    "to_frame",
+    "write_tsv",
+    "write_graphml",
+    "write_gml",
+    "write_run_report",
+    "quality",
+    "compare",
+    "compare_to_complexes",
+    "sweep",
+    "SweepResult",
 ]
