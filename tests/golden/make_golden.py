@@ -13,7 +13,8 @@ the mode (``"abc"``: ``mcl <input> --abc``; ``"native"``: ``mcl <input>``), the
 mcl arguments that follow, and what mcl printed: the clusters (label lines
 split on TAB, or node indices for native output), the chaos of every iteration
 (column 3 of mcl's iteration lines, as printed), the iteration count, whether
-the inflation was bumped and the overlap instances it reported.
+the inflation was bumped, and the overlap instances and garbage nodes it
+reported.
 
 Random inputs are drawn from ``random.Random(seed)`` with fixed seeds and stored
 in the golden files, so the tests never depend on a random number generator;
@@ -53,8 +54,9 @@ GZIPPED = {"random", "networks"}
 
 # An iteration line: number, progress dots, chaos, time, hom(avg/lo/hi).  Pruning
 # warnings ("___>" and " ->" lines) may split one such line over many.
-_ITERATION = re.compile(r"(?<!\S)(\d+)\s+[.\s]*\s(\d+\.\d\d)\s+\d+\.\d\d\s+\d+\.\d\d/\d+\.\d\d/\d+\.\d\d\s")
+_ITERATION = re.compile(r"(?<!\S)(\d+)\s+[.\s]*\s(-?\d+\.\d\d)\s+\d+\.\d\d\s+\d+\.\d\d/\d+\.\d\d/\d+\.\d\d\s")
 _OVERLAP = re.compile(r"\[mcl\] (?:cut|kept|split) <(\d+)> instances of overlap")
+_GARBAGE = re.compile(r"\[mcl\] added <(\d+)> garbage entries")
 
 
 # ---------------------------------------------------------------------------
@@ -116,7 +118,9 @@ def run_mcl(input_path, args, *, mode="abc"):
     Returns
     -------
     dict
-        ``clusters``, ``chaos``, ``iterations``, ``bumped``, ``overlap``.
+        ``clusters``, ``chaos``, ``iterations``, ``bumped``, ``overlap`` (the
+        instances mcl reports) and ``garbage`` (nodes no attractor reaches,
+        which mcl puts together in one extra cluster).
     """
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
@@ -131,12 +135,14 @@ def run_mcl(input_path, args, *, mode="abc"):
         clusters = parse_native_clusters(text)
     chaos = parse_chaos(proc.stderr)
     overlap = _OVERLAP.search(proc.stderr)
+    garbage = _GARBAGE.search(proc.stderr)
     return {
         "clusters": clusters,
         "chaos": chaos,
         "iterations": len(chaos),
         "bumped": "Inflation bumped" in proc.stderr,
         "overlap": int(overlap.group(1)) if overlap else 0,
+        "garbage": int(garbage.group(1)) if garbage else 0,
     }
 
 
@@ -320,6 +326,16 @@ ABC_EDGE = {
     "value_formats": "a b 1e-3\nb c .5\nc a 5.\nc d +2\nd e 1E0\ne a 0.25e1\n",
     "non_finite": "a b inf\nb c nan\nc a 1e40\nc d 0.5\nd e 1\ne f INF\nf d 1\n",
     "first_appearance_order": "q p 0\nb a 1\nc b 1\na c 1\np r 1\nr s 1\ns p 1\np a 0.01\n",
+}
+
+#: Label files netmcl refuses on purpose, where mcl silently substitutes 1.0 for a
+#: weight: the line and value the error must name, and the file as mcl reads it.
+ABC_REFUSED = {
+    "non_finite": {
+        "line": 1,
+        "value": "inf",
+        "as_mcl_reads_it": "a b 1\nb c 1\nc a 1\nc d 0.5\nd e 1\ne f 1\nf d 1\n",
+    },
 }
 
 # Small graphs for the preprocessing family.

@@ -1,0 +1,39 @@
+"""Fixtures shared by netmcl's tests.
+
+``engine``
+    Parametrised over :func:`netmcl.engines.available_engines`, so a test that
+    takes it runs once for every engine this machine can run ("cpu" always,
+    "gpu" where CuPy finds a device).
+``have_mcl``
+    Whether the reference ``mcl`` program is on PATH.
+``mcl_binary``
+    The path of ``mcl``; the test is skipped, loudly, without it.
+"""
+
+import shutil
+
+import pytest
+
+from netmcl.engines import available_engines
+
+MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files still checked)"
+
+
+@pytest.fixture(params=available_engines())
+def engine(request):
+    """The name of an engine to pass to ``netmcl.mcl(..., engine=engine)``."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def have_mcl():
+    """True when the reference ``mcl`` (22-282) is on PATH."""
+    return shutil.which("mcl") is not None
+
+
+@pytest.fixture(scope="session")
+def mcl_binary(have_mcl):
+    """The path of the reference ``mcl``; skips the test when it is missing."""
+    if not have_mcl:
+        pytest.skip(MCL_MISSING)
+    return shutil.which("mcl")
