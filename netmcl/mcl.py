@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
+from .components import component_groups, run_components
 from .engines import get_engine
 from .engines._kernels import inflate_columns, normalize_columns
 from .exceptions import ConvergenceWarning
@@ -126,27 +127,39 @@ class MclState:
 def _prepare(G, weight, symmetrize, kwargs):
     engine_name = kwargs.pop("engine", "cpu")
     threads = kwargs.pop("threads", None)
+    max_memory = kwargs.pop("max_memory", None)
     params = MclParams.build(**kwargs)
     graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
-    engine = get_engine(engine_name, threads=threads)
+    engine = get_engine(engine_name, threads=threads, max_memory=max_memory)
     return graph, params, engine
+
+
+def inflation_at(params, iteration):
+    """The inflation mcl uses in `iteration` (1-based): x1.001 after each from the 40th.
+
+    Computed by repeated multiplication, as mcl does, so that it is the same double.
+
+    Examples
+    --------
+    >>> p = MclParams()
+    >>> inflation_at(p, 40), inflation_at(p, 41), inflation_at(p, 42) == 2.0 * 1.001 * 1.001
+    (2.0, 2.002, True)
+    """
+    inflation = params.inflation
+    for _ in range(BUMP_FROM, iteration):
+        inflation *= 1.001
+    return inflation
 
 
 def _run(graph, params, engine):
     engine.load(start_matrix(graph, params))
-    inflation = params.inflation
     for it in range(1, params.max_iterations + 1):
+        inflation = inflation_at(params, it)
         stats = engine.iterate(inflation, params.pruning())
         converged = stats.chaos < CHAOS_LIMIT
-        log.debug(
-            "iteration %d: chaos %.4f, kept %d of %d entries, %.3fs",
-            it, stats.chaos, stats.kept, stats.expanded, stats.seconds,
-        )
         yield MclState(it, inflation, stats, converged, engine)
         if converged:
             return
-        if it >= BUMP_FROM:
-            inflation *= 1.001
 
 
 def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
@@ -193,6 +206,7 @@ def mcl(
     max_iterations=10000,
     engine="cpu",
     threads=None,
+    max_memory=None,
     progress=False,
 ):
     """Cluster a graph with MCL, giving exactly the clusters of mcl 22-282.
@@ -247,6 +261,10 @@ def mcl(
         Where the arithmetic runs.
     threads : int, optional
         mcl ``-te``; the result never depends on it.
+    max_memory : int or str, optional
+        Memory budget of the engine, e.g. ``"16G"``: columns are computed in
+        phases so that iterands, scratch and phase buffers fit; the result
+        never depends on it.
     progress : bool, default False
         Show a progress bar of the iterations.
 
@@ -293,6 +311,7 @@ def mcl(
         pruning_threshold=pruning_threshold, select=select, recover=recover, recover_pct=recover_pct,
         preinflation=preinflation, loop_gain=loop_gain, discard_loops=discard_loops, overlap=overlap,
         sort=sort, max_iterations=max_iterations, engine=engine, threads=threads,
+        max_memory=max_memory,
     )
     graph, params, eng = _prepare(G, weight, symmetrize, kwargs)
     clustering = cluster_graph(graph, params, eng, progress=progress)
@@ -301,8 +320,19 @@ def mcl(
     return wrap_result(G, clustering)
 
 
-def cluster_graph(graph, params, engine, *, progress=False):
+def cluster_graph(graph, params, engine, *, progress=False, decompose=True):
     """Run MCL on a :class:`SparseGraph` and interpret the limit (no adapters).
+
+    Parameters
+    ----------
+    graph : SparseGraph
+    params : MclParams
+    engine : Engine
+    progress : bool
+        Show a progress bar.
+    decompose : bool, default True
+        Iterate groups of connected components separately (same result,
+        see :mod:`netmcl.components`).
 
     Examples
     --------
@@ -312,31 +342,44 @@ def cluster_graph(graph, params, engine, *, progress=False):
     [[0, 1], [2, 3]]
     """
     t0 = time.perf_counter()
-    states = []
-    with tqdm(desc="mcl", unit="it", disable=not progress, leave=False) as bar:
-        for state in _run(graph, params, engine):
-            states.append(state)
-            bar.set_postfix(chaos=f"{state.chaos:.3g}")
-            bar.update()
-    converged = bool(states) and states[-1].converged
+    start = start_matrix(graph, params)
+    groups = component_groups(start) if decompose else [None]
+    if len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
+        limit, stats = run_components(
+            start, groups, params, engine, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT
+        )
+    else:
+        engine.load(start)
+        stats = []
+        with tqdm(desc="mcl", unit="it", disable=not progress, leave=False) as bar:
+            for it in range(1, params.max_iterations + 1):
+                st = engine.iterate(inflation_at(params, it), params.pruning())
+                stats.append(st)
+                log.debug("iteration %d: chaos %.4f, kept %d entries, %.3fs", it, st.chaos, st.kept, st.seconds)
+                bar.set_postfix(chaos=f"{st.chaos:.3g}")
+                bar.update()
+                if st.chaos < CHAOS_LIMIT:
+                    break
+        limit = engine.result()
+    converged = bool(stats) and stats[-1].chaos < CHAOS_LIMIT
     if not converged:
         warnings.warn(
             f"MCL did not converge in {params.max_iterations} iterations "
-            f"(last chaos {states[-1].chaos:.3g}); the clusters of the last iterand are returned.",
+            f"(last chaos {stats[-1].chaos:.3g}); the clusters of the last iterand are returned.",
             ConvergenceWarning,
             stacklevel=3,
         )
-    clusters = sort_clusters(interpret(engine.result(), overlap=params.overlap), params.sort)
+    clusters = sort_clusters(interpret(limit, overlap=params.overlap), params.sort)
     log.info(
         "%d clusters of %d nodes after %d iterations in %.2fs",
-        len(clusters), graph.n, len(states), time.perf_counter() - t0,
+        len(clusters), graph.n, len(stats), time.perf_counter() - t0,
     )
     return Clustering(
         clusters,
         graph.labels,
-        n_iterations=len(states),
+        n_iterations=len(stats),
         converged=converged,
-        chaos=[s.chaos for s in states],
+        chaos=[s.chaos for s in stats],
         params=params,
-        stats=[s.stats for s in states],
+        stats=stats,
     )

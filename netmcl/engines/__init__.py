@@ -66,8 +66,12 @@ class Engine:
 
     name = "abstract"
 
-    def load(self, matrix):
-        """Take the column-stochastic start matrix (scipy CSC, float32)."""
+    def load(self, matrix, *, n_rule=None):
+        """Take the column-stochastic start matrix (scipy CSC, float32).
+
+        `n_rule` is the node count of the whole graph when `matrix` is one of
+        its components (mcl decides each column's product path from it).
+        """
         raise NotImplementedError
 
     def iterate(self, inflation, pruning):
@@ -77,6 +81,15 @@ class Engine:
     def result(self):
         """Return the current iterand as a scipy CSC float32 matrix."""
         raise NotImplementedError
+
+    def spawn(self, *, threads, share):
+        """A fresh engine of the same kind for one group of components.
+
+        `threads` is the group's thread count and `share` the number of
+        groups that may run at once (their memory budget is split).  Engines
+        that cannot run groups separately return None.
+        """
+        return None
 
 
 def available_engines():
@@ -98,7 +111,7 @@ def available_engines():
     return names
 
 
-def get_engine(name="cpu", *, threads=None):
+def get_engine(name="cpu", *, threads=None, max_memory=None):
     """Return a fresh engine instance.
 
     Parameters
@@ -107,6 +120,8 @@ def get_engine(name="cpu", *, threads=None):
         The engine; an :class:`Engine` instance is returned as is.
     threads : int, optional
         Threads for the CPU engine (mcl's ``-te``); default: all cores.
+    max_memory : int or str, optional
+        Memory bound of the CPU engine, e.g. ``"16G"``.
 
     Examples
     --------
@@ -118,7 +133,7 @@ def get_engine(name="cpu", *, threads=None):
     if name == "cpu":
         from .cpu import CpuEngine
 
-        return CpuEngine(threads=threads)
+        return CpuEngine(threads=threads, max_memory=max_memory)
     if name == "gpu":
         try:
             from .gpu import GpuEngine

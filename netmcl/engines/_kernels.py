@@ -242,12 +242,15 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
 
 @njit(cache=True, nogil=True)
 def expand_columns(
-    n, indptr, indices, data, col_lo, col_hi, cut, select, recover, pct, inflation, acc, mark, touched
+    n_rule, n, indptr, indices, data, col_lo, col_hi, cut, select, recover, pct, inflation, acc, mark, touched
 ):
     """Expand, prune, rescale and inflate columns ``col_lo .. col_hi - 1``.
 
     Parameters
     ----------
+    n_rule : int
+        The node count in mcl's dense-path rule ``10 * flops_j >= n_rule``:
+        the whole graph's, also when this matrix is one of its components.
     n : int
         Number of rows (= columns) of the matrix.
     indptr, indices, data : arrays
@@ -295,7 +298,7 @@ def expand_columns(
         for p in range(indptr[j], indptr[j + 1]):
             k = indices[p]
             flops += indptr[k + 1] - indptr[k]
-        if flops * 10 >= n:  # mcl's rule for its dense product path
+        if flops * 10 >= n_rule:  # mcl's rule for its dense product path
             stats[STAT_DENSE_PATH] += 1
             m = _expand_dense(n, indptr, indices, data, j, acc, rows, vals)
         else:
