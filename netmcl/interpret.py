@@ -102,15 +102,15 @@ def interpret(limit, *, overlap="cut"):
             break
         C = C_new
     C.sort_indices()
-    # nodes in no cluster become singletons ("garbage entries")
+    # nodes in no cluster ("garbage entries") together form one more cluster, as in mcl 22-282
     homeless = np.flatnonzero(np.diff(C.indptr) == 0)
     k0 = ncomp
     nrows, ncl = C.indices, np.diff(C.indptr)
     node_of = np.repeat(np.arange(n), ncl)
     clus_of = nrows.astype(np.int64)
     node_of = np.concatenate([node_of, homeless])
-    clus_of = np.concatenate([clus_of, k0 + np.arange(homeless.size)])
-    k = k0 + homeless.size
+    clus_of = np.concatenate([clus_of, np.full(homeless.size, k0)])
+    k = k0 + (homeless.size > 0)
     counts = np.bincount(node_of, minlength=n)
     if overlap == "cut":
         first = np.full(n, np.iinfo(np.int64).max)
@@ -156,7 +156,8 @@ def sort_clusters(clusters, mode="revsize"):
         Sorted node-index arrays.
     mode : {"revsize", "size", "lex", "none"}
         Largest first (the default), smallest first, lexicographic on the
-        member lists, or unchanged.  Size ties are broken lexicographically.
+        member lists, or unchanged.  Size ties are broken lexicographically
+        (descending for "size", whose order is the reverse of "revsize").
 
     Returns
     -------
@@ -173,8 +174,8 @@ def sort_clusters(clusters, mode="revsize"):
     lex = lambda c: tuple(c.tolist())  # noqa: E731
     if mode == "revsize":
         key = lambda c: (-c.size, lex(c))  # noqa: E731
-    elif mode == "size":
-        key = lambda c: (c.size, lex(c))  # noqa: E731
+    elif mode == "size":  # mcl: the exact reverse of revsize (size ties lexicographically descending)
+        return sorted(clusters, key=lambda c: (-c.size, lex(c)), reverse=True)
     else:
         key = lex
     return sorted(clusters, key=key)
