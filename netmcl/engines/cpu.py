@@ -140,11 +140,12 @@ class CpuEngine(Engine):
             bounds = [0, n]
         else:
             room = self.max_memory - fixed
-            if room < ENTRY_BYTES * int(estimate.max()) * self.threads:
+            least = ENTRY_BYTES * int(estimate.max()) * self.threads
+            if room < least:
                 raise ParameterError(
-                    f"mcl needs about {fixed / 2**30:.2f} GiB for this iteration (iterands "
+                    f"mcl needs about {(fixed + least) / 2**20:.1f} MiB for this iteration (iterands "
                     f"and scratch for {self.threads} threads), more than max_memory = "
-                    f"{self.max_memory / 2**30:.2f} GiB. Raise max_memory, use fewer threads, "
+                    f"{self.max_memory / 2**20:.1f} MiB. Raise max_memory, use fewer threads, "
                     "or prune harder (lower -P/-S/-R)."
                 )
             cum = np.cumsum(estimate) * ENTRY_BYTES

@@ -1,0 +1,143 @@
+"""The CPU engine: threads, memory budgets and component decomposition never change a bit."""
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import netmcl
+from netmcl.components import component_groups, run_components
+from netmcl.engines import get_engine
+from netmcl.engines.cpu import parse_memory
+from netmcl.graph import SparseGraph
+from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
+from netmcl.params import MclParams
+
+NETWORKS = Path(__file__).parent / "data" / "networks"
+
+
+def _abc(name):
+    """A real network as a SparseGraph (tab-separated a, b, weight)."""
+    ids, src, dst, wts = {}, [], [], []
+    with gzip.open(NETWORKS / name, "rt") as fh:
+        for line in fh:
+            a, b, w = line.split()
+            src.append(ids.setdefault(a, len(ids)))
+            dst.append(ids.setdefault(b, len(ids)))
+            wts.append(float(w))
+    return SparseGraph.from_edges(src, dst, wts, labels=list(ids))
+
+
+@pytest.fixture(scope="module")
+def gavin():
+    return _abc("clusterone_gavin2006_socioaffinities_rescaled.txt.gz")
+
+
+def _iterands(graph, engine, params, k):
+    engine.load(start_matrix(graph, params))
+    out = []
+    for it in range(1, k + 1):
+        engine.iterate(inflation_at(params, it), params.pruning())
+        out.append(engine.result().copy())
+    return out
+
+
+def _same(a, b):
+    return (
+        np.array_equal(a.indptr, b.indptr)
+        and np.array_equal(a.indices, b.indices)
+        and np.array_equal(a.data.view(np.uint32), b.data.view(np.uint32))
+    )
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_iterands_do_not_depend_on_threads(gavin, threads):
+    params = MclParams.build(inflation=1.6)
+    one = _iterands(gavin, get_engine("cpu", threads=1), params, 4)
+    many = _iterands(gavin, get_engine("cpu", threads=threads), params, 4)
+    assert all(_same(a, b) for a, b in zip(one, many))
+
+
+def test_memory_budget_gives_the_same_iterands_in_many_phases(gavin):
+    params = MclParams.build(inflation=1.6)
+    free = _iterands(gavin, get_engine("cpu", threads=2), params, 4)
+    tight = get_engine("cpu", threads=2, max_memory="30M")
+    tight.load(start_matrix(gavin, params))
+    phases = []
+    for it, expected in enumerate(free, start=1):
+        phases.append(tight.iterate(inflation_at(params, it), params.pruning()).extra["phases"])
+        assert _same(tight.result(), expected)
+    assert max(phases) >= 4
+
+
+def test_budget_too_small_is_a_clear_error(gavin):
+    with pytest.raises(netmcl.ParameterError, match="max_memory"):
+        netmcl.mcl(gavin, max_memory="100K")
+
+
+@pytest.mark.parametrize("bad", ["lots", "-1G", 0, "G"])
+def test_parse_memory_rejects_nonsense(bad):
+    with pytest.raises(netmcl.ParameterError, match="max_memory"):
+        parse_memory(bad)
+
+
+def test_components_give_the_whole_runs_iterands_and_iteration_count(gavin):
+    params = MclParams.build(inflation=2.5)
+    start = start_matrix(gavin, params)
+    groups = component_groups(start, group_nodes=40)
+    assert len(groups) >= 4
+    limit, stats = run_components(
+        start, groups, params, get_engine("cpu", threads=2), inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT
+    )
+    whole = get_engine("cpu", threads=1)
+    whole.load(start)
+    chaos = []
+    for it in range(1, 200):
+        chaos.append(whole.iterate(inflation_at(params, it), params.pruning()).chaos)
+        if chaos[-1] < CHAOS_LIMIT:
+            break
+    assert [s.chaos for s in stats] == chaos
+    assert _same(limit, whole.result())
+
+
+def test_component_groups_cover_every_node_once(gavin):
+    groups = component_groups(start_matrix(gavin, MclParams()), group_nodes=100)
+    nodes = np.concatenate(groups)
+    assert np.array_equal(np.sort(nodes), np.arange(gavin.n))
+    assert all(np.all(np.diff(g) > 0) for g in groups)
+
+
+def test_the_dense_path_rule_uses_the_whole_graph_size():
+    # one triangle in a graph of 1,000 nodes: mcl takes the exact (sparse)
+    # product path for its columns, because 10 * flops < 1000
+    g = SparseGraph.from_edges([0, 1, 2], [1, 2, 0], [0.3, 0.7, 0.11], n=1000)
+    params = MclParams()
+    alone = get_engine("cpu", threads=1)
+    alone.load(start_matrix(g, params)[[0, 1, 2]][:, [0, 1, 2]], n_rule=1000)
+    assert alone.iterate(2.0, params.pruning()).dense_path == 0
+    small = get_engine("cpu", threads=1)
+    small.load(start_matrix(g, params)[[0, 1, 2]][:, [0, 1, 2]])
+    assert small.iterate(2.0, params.pruning()).dense_path == 3
+
+
+def test_iteration_cap_warns_and_returns_clusters():
+    from netmcl.datasets import load_collins2007
+
+    G = load_collins2007()
+    with pytest.warns(netmcl.ConvergenceWarning, match="did not converge in 3 iterations"):
+        cl = netmcl.mcl(G, max_iterations=3, attribute=None)
+    assert cl.n_iterations == 3 and not cl.converged
+    assert sum(cl.sizes) == G.number_of_nodes()
+
+
+def test_start_matrix_loops_and_normalisation():
+    # node 0: arcs 0.5 to 1 and 0.25 to 2 plus an input loop of 9 (discarded)
+    g = SparseGraph(sp.csc_array(np.array([[9, 0.5, 0.25], [0.5, 0, 0], [0.25, 0, 0]], dtype=np.float32)))
+    m = start_matrix(g, MclParams()).toarray()
+    assert np.allclose(m[:, 0], np.array([0.5, 0.5, 0.25]) / 1.25)
+    assert np.allclose(m.sum(axis=0), 1.0)
+    kept = start_matrix(g, MclParams(discard_loops=False)).toarray()
+    assert np.allclose(kept[:, 0], np.array([9, 0.5, 0.25]) / 9.75)
+    assert kept[1, 1] == 0  # no loop added when loops are kept as given
