@@ -487,9 +487,15 @@ def plot_sizes(clustering, *, ax=None, color=None):
     return ax
 
 
+#: Measures plot_sweep shows by default, when the sweep has them.
+_SWEEP_MEASURES = ("n_clusters", "efficiency", "mass_fraction", "modularity", "accuracy")
+
+
 def _sweep_table(result):
     """Inflations (sorted) and measure name -> values, from the accepted sweep forms."""
-    if hasattr(result, "to_dict") and hasattr(result, "columns"):  # a pandas DataFrame
+    if hasattr(result, "table"):  # netmcl.sweep's SweepResult
+        rows = [dict(r) for r in result.table]
+    elif hasattr(result, "to_dict") and hasattr(result, "columns"):  # a pandas DataFrame
         frame = result.reset_index() if "inflation" not in result.columns else result
         rows = frame.to_dict("records")
     elif isinstance(result, collections.abc.Mapping):
@@ -498,8 +504,8 @@ def _sweep_table(result):
         rows = [dict(r) for r in result]
     if not rows or any("inflation" not in r for r in rows):
         raise ParameterError(
-            "plot_sweep takes a mapping inflation -> {measure: value}, a list of dicts with an 'inflation' "
-            "key, or a DataFrame with an 'inflation' column or index."
+            "plot_sweep takes the result of netmcl.sweep, a mapping inflation -> {measure: value}, a list "
+            "of dicts with an 'inflation' key, or a DataFrame with an 'inflation' column or index."
         )
     rows.sort(key=lambda r: float(r["inflation"]))
     inflation = np.array([float(r["inflation"]) for r in rows])
@@ -507,17 +513,28 @@ def _sweep_table(result):
     return inflation, {k: [r.get(k) for r in rows] for k in names}
 
 
+def _numeric(values):
+    """True when every value is a number or None (and at least one is a number)."""
+    numbers = [v for v in values if v is not None]
+    return bool(numbers) and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in numbers
+    )
+
+
 def plot_sweep(result, measures=None, *, ax=None):
     """Plot clustering measures against inflation.
 
     Parameters
     ----------
-    result : mapping, list of dict or pandas.DataFrame
-        One entry per inflation: a mapping inflation -> {measure: value},
-        records with an ``"inflation"`` key, or a DataFrame with an
-        ``inflation`` column (or index) and one column per measure.
+    result : SweepResult, mapping, list of dict or pandas.DataFrame
+        The result of :func:`netmcl.sweep.sweep`; or one entry per
+        inflation: a mapping inflation -> {measure: value}, records with an
+        ``"inflation"`` key, or a DataFrame with an ``inflation`` column (or
+        index) and one column per measure.
     measures : list of str, optional
-        Which measures; default every numeric one.
+        Which measures.  Default: those of ``n_clusters``, ``efficiency``,
+        ``mass_fraction``, ``modularity`` and ``accuracy`` the sweep has, or
+        else every numeric one.
     ax : matplotlib Axes or sequence of Axes, optional
         One Axes for all measures, or one per measure.  Default: a new
         figure with one panel per measure, sharing the inflation axis.
@@ -529,23 +546,22 @@ def plot_sweep(result, measures=None, *, ax=None):
     Examples
     --------
     >>> import networkx as nx
-    >>> import netmcl
-    >>> G = nx.karate_club_graph()
-    >>> sweep = {I: {"clusters": len(netmcl.mcl(G, inflation=I))} for I in (1.4, 2.0, 3.0)}
-    >>> [a.get_ylabel() for a in netmcl.plot.plot_sweep(sweep)]
+    >>> from netmcl.sweep import sweep
+    >>> result = sweep(nx.karate_club_graph(), inflations=[1.4, 2, 3])
+    >>> [a.get_ylabel() for a in plot_sweep(result)]
+    ['n_clusters', 'efficiency', 'mass_fraction', 'modularity']
+    >>> [a.get_ylabel() for a in plot_sweep({1.4: {"clusters": 1}, 2.0: {"clusters": 3}})]
     ['clusters']
     """
     inflation, table = _sweep_table(result)
-
-    def numeric(values):
-        return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in values)
-
     if measures is None:
-        measures = [m for m, v in table.items() if numeric(v)]
-    unknown = [m for m in measures if m not in table]
-    if unknown or not measures:
+        measures = [m for m in _SWEEP_MEASURES if m in table and _numeric(table[m])]
+        measures = measures or [m for m, v in table.items() if _numeric(v)]
+    bad = [m for m in measures if m not in table or not _numeric(table[m])]
+    if bad or not measures:
+        numeric = [m for m, v in table.items() if _numeric(v)]
         raise ParameterError(
-            f"plot_sweep needs measures present in the sweep; it has {sorted(table)}. Got {unknown or measures!r}."
+            f"plot_sweep needs numeric measures present in the sweep; it has {numeric}. Got {bad or measures!r}."
         )
     if ax is None:
         fig = _figure((6, 1.0 + 1.8 * len(measures)))
@@ -557,7 +573,8 @@ def plot_sweep(result, measures=None, *, ax=None):
     else:
         axes = [ax] * len(measures)
     for k, (a, m) in enumerate(zip(axes, measures)):
-        a.plot(inflation, np.asarray(table[m], dtype=float), "o-", color=_LINE_COLORS[k % len(_LINE_COLORS)], label=m)
+        values = np.array([np.nan if v is None else v for v in table[m]], dtype=float)
+        a.plot(inflation, values, "o-", color=_LINE_COLORS[k % len(_LINE_COLORS)], label=m)
         a.set_ylabel(m)
     unique = list(dict.fromkeys(axes))
     for a in unique:

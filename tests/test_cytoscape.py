@@ -294,7 +294,13 @@ def test_cli_in_a_fresh_process_with_a_non_default_url(tmp_path):
 
 def test_tutorial_runs_and_pushes_the_yeast_network(cytoscape, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    runpy.run_path(str(ROOT / "tutorials" / "03_draw_and_cytoscape.py"), run_name="__main__")
+    ns = runpy.run_path(str(ROOT / "tutorials" / "03_draw_and_cytoscape.py"), run_name="__main__")
+    # the figures the tutorial's prose quotes
+    assert len(ns["clustering"]) == 300 and max(ns["clustering"].sizes) == 161
+    table = {row["inflation"]: row for row in ns["result"].table}
+    assert [table[i]["n_clusters"] for i in (1.4, 2.0, 3.0, 4.0)] == [252, 300, 330, 366]
+    assert round(table[1.4]["accuracy"], 3) == 0.769 and round(table[3.0]["accuracy"], 3) == 0.792
+    assert round(table[1.4]["mass_fraction"], 2) == 0.97 and round(table[4.0]["efficiency"], 2) == 0.69
     for name in ("yeast_clusters", "yeast_cluster_graph", "yeast_cluster_sizes", "yeast_inflation_sweep"):
         assert (tmp_path / f"{name}.png").stat().st_size > 10_000
     net = cytoscape.network("Collins 2007 yeast PPI")

@@ -14,6 +14,7 @@ from netmcl._palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_r
 from netmcl.analysis import quality  # noqa: E402
 from netmcl.datasets import load_collins2007  # noqa: E402
 from netmcl.plot import cluster_layout, draw, draw_to_file, plot_sizes, plot_sweep  # noqa: E402
+from netmcl.sweep import sweep  # noqa: E402
 
 
 def _pixels(path):
@@ -165,23 +166,27 @@ def test_plot_sizes_shows_the_size_distribution(tmp_path, yeast):
 
 def test_plot_sweep_draws_measures_against_inflation(tmp_path):
     G = nx.karate_club_graph()
-    inflations = (1.4, 2.0, 3.0, 5.0)
-    sweep = {I: quality(G, netmcl.mcl(G, inflation=I)) for I in reversed(inflations)}
-    axes = plot_sweep(sweep, ["n_clusters", "modularity"])
-    assert [a.get_ylabel() for a in axes] == ["n_clusters", "modularity"] and axes[1].get_xlabel() == "inflation"
-    x, y = axes[0].lines[0].get_data()
-    assert list(x) == list(inflations) and list(y) == [sweep[I]["n_clusters"] for I in inflations]
+    result = sweep(G, inflations=[3.0, 1.4, 5.0, 2.0])
+    axes = plot_sweep(result)
+    assert [a.get_ylabel() for a in axes] == ["n_clusters", "efficiency", "mass_fraction", "modularity"]
+    assert axes[-1].get_xlabel() == "inflation"
+    rows = sorted(result.table, key=lambda r: r["inflation"])
+    for a in axes:
+        x, y = a.lines[0].get_data()
+        assert list(x) == [1.4, 2.0, 3.0, 5.0] and list(y) == [r[a.get_ylabel()] for r in rows]
+    assert list(axes[0].lines[0].get_ydata()) == [len(netmcl.mcl(G, inflation=i)) for i in (1.4, 2, 3, 5)]
     axes[0].figure.savefig(tmp_path / "sweep.png")
-    assert _count(_pixels(tmp_path / "sweep.png"), PALETTE[0]) > 50
+    assert _count(_pixels(tmp_path / "sweep.png"), PALETTE[1]) > 50
 
-    records = [{"inflation": I, **q} for I, q in sweep.items()]
-    (one,) = plot_sweep(records, ["efficiency", "mass_fraction"], ax=axes[0].figure.add_subplot(3, 1, 3))
-    assert [line.get_label() for line in one.lines] == ["efficiency", "mass_fraction"]
-    pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame(records).set_index("inflation")
-    assert len(plot_sweep(frame)) == sum(isinstance(v, (int, float)) for v in records[0].values()) - 1
-    with pytest.raises(ParameterError, match="needs measures present in the sweep"):
-        plot_sweep(sweep, ["nope"])
+    (a,) = plot_sweep(result, ["split_join_previous", "largest"], ax=axes[0].figure.add_subplot(5, 1, 5))
+    assert [line.get_label() for line in a.lines] == ["split_join_previous", "largest"]
+    assert np.isnan(a.lines[0].get_ydata()).tolist() == [False, False, True, False]  # 3.0 came first: no previous
+    by_inflation = {I: quality(G, netmcl.mcl(G, inflation=I)) for I in (2.0, 1.4)}
+    assert list(plot_sweep(by_inflation, ["modularity"])[0].lines[0].get_xdata()) == [1.4, 2.0]
+    pytest.importorskip("pandas")
+    assert len(plot_sweep(result.to_frame(), ["efficiency", "seconds"])) == 2
+    with pytest.raises(ParameterError, match="needs numeric measures present in the sweep"):
+        plot_sweep(result, ["converged"])
     with pytest.raises(ParameterError, match="mapping inflation"):
         plot_sweep([{"clusters": 3}])
 
