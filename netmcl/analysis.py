@@ -572,7 +572,9 @@ def rand_index(a, b):
 def adjusted_rand_index(a, b):
     """The Rand index corrected for chance (Hubert & Arabie 1985), ``clm dist --index``'s ``arand``.
 
-    1 for identical partitions, about 0 for unrelated ones.
+    1 for identical partitions, about 0 for unrelated ones.  When both
+    partitions put all nodes in one cluster the formula is 0/0: ``clm``
+    prints ``nan``, netmcl returns 1 (the partitions are identical).
 
     Examples
     --------
