@@ -1,0 +1,32 @@
+"""Every tutorial runs as a user would run it, so none of them rots."""
+
+import runpy
+from pathlib import Path
+
+import pytest
+
+TUTORIALS = Path(__file__).parent.parent / "tutorials"
+
+#: tutorials that need a fixture of another test module (there they are run)
+RUN_ELSEWHERE = {"03_draw_and_cytoscape.py": "test_cytoscape.py"}
+
+
+def _tutorials():
+    return sorted(p.name for p in TUTORIALS.glob("*.py"))
+
+
+def test_there_are_tutorials():
+    assert "01_quickstart.py" in _tutorials()
+
+
+@pytest.mark.parametrize("name", [t for t in _tutorials() if t not in RUN_ELSEWHERE])
+def test_tutorial_runs(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    runpy.run_path(str(TUTORIALS / name), run_name="__main__")
+
+
+@pytest.mark.parametrize("name", sorted(RUN_ELSEWHERE))
+def test_tutorials_run_elsewhere_really_are(name):
+    assert name in _tutorials()
+    assert name in (Path(__file__).parent / RUN_ELSEWHERE[name]).read_text()
