@@ -140,6 +140,12 @@ def push(
     colour, the nodes grouped by cluster.
     """
     keys, clusters = _cluster_table(G, clustering, column)
+    key = "name" if network is None else key_column
+    if column in (key, "SUID"):
+        raise ParameterError(
+            f"column names the node column that receives the cluster numbers; it cannot be {column!r}, "
+            f"which identifies the nodes. Got column={column!r}."
+        )
     colors = cluster_colors(clustering.sizes, palette=palette)
     p4c = _py4cytoscape()
     import pandas as pd
@@ -154,17 +160,14 @@ def push(
             suid = p4c.create_network_from_networkx(
                 _as_networkx(G), title=title, collection=collection, base_url=base_url
             )
-            key_column = "name"
         else:
             step = f"finding network {network!r}"
             suid, title = _open_network(p4c, network, base_url)
-            step = f"reading column {key_column!r} of network {title!r}"
-            _check_keys(p4c, suid, title, key_column, keys, base_url)
+            step = f"reading column {key!r} of network {title!r}"
+            _check_keys(p4c, suid, title, key, keys, base_url)
         step = f"loading column {column!r}"
-        table = pd.DataFrame({key_column: keys, column: pd.Series(clusters, dtype="int64")})
-        p4c.load_table_data(
-            table, data_key_column=key_column, table="node", table_key_column=key_column, network=suid, base_url=base_url
-        )
+        table = pd.DataFrame({key: keys, column: pd.Series(clusters, dtype="int64")})
+        p4c.load_table_data(table, data_key_column=key, table="node", table_key_column=key, network=suid, base_url=base_url)
         style_name = style_name or f"netmcl {title}"
         step = f"building style {style_name!r}"
         if style_name not in p4c.get_visual_style_names(base_url=base_url):

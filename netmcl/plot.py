@@ -63,6 +63,8 @@ def _figure_axes(ax, figsize=(8, 7)):
 
 def _groups(graph, clustering):
     """Cluster number of each node of `graph` (-1 when not clustered)."""
+    if graph.n == 0:
+        raise ParameterError("The graph has no nodes: there is nothing to draw.")
     if graph.labels == clustering.labels:
         member = clustering.membership_array()
     else:
@@ -152,7 +154,7 @@ def _node_positions(graph, member, k, seed):
         H = nx.from_scipy_sparse_array(sub.maximum(sub.T))
         local = nx.spring_layout(H, seed=seed, center=(0, 0))
         xy = np.array([local[i] for i in range(nodes.size)])
-        extent = np.abs(xy).max() or 1.0
+        extent = np.hypot(xy[:, 0], xy[:, 1]).max() or 1.0
         pos[nodes] = centres[c] + xy * (0.9 * radii[c] / extent)
     return pos
 

@@ -214,6 +214,10 @@ def test_bad_inputs_are_refused_before_contacting_cytoscape():
         netmcl.cytoscape.push(G, netmcl.mcl(G), base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ParameterError, match="None of the graph's nodes is in the clustering"):
         netmcl.cytoscape.push(nx.path_graph(["a", "b"]), netmcl.mcl(nx.path_graph(3)))
+    with pytest.raises(ParameterError, match="cannot be 'name', which identifies the nodes"):
+        netmcl.cytoscape.push(nx.path_graph(3), netmcl.mcl(nx.path_graph(3)), column="name")
+    with pytest.raises(ParameterError, match="cannot be 'orf'"):
+        netmcl.cytoscape.push(nx.path_graph(3), netmcl.mcl(nx.path_graph(3)), network="x", key_column="orf", column="orf")
 
 
 def test_missing_py4cytoscape_names_the_extra(monkeypatch):

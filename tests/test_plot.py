@@ -135,6 +135,10 @@ def test_given_positions_overlap_and_unclustered_nodes():
     assert all("#%02X%02X%02X" % tuple(np.rint(c[:3] * 255).astype(int)) == NEUTRAL for c in faces[20:])
     with pytest.raises(ParameterError, match="None of the graph's nodes is in the clustering"):
         draw(nx.path_graph(["x", "y"]), netmcl.mcl(sub))
+    with pytest.raises(ParameterError, match="no nodes: there is nothing to draw"):
+        draw(nx.Graph(), netmcl.mcl(nx.Graph()))
+    ax = draw(nx.empty_graph(1), netmcl.mcl(nx.empty_graph(1)), level="clusters")
+    assert len(ax.collections[-1].get_paths()) == 1
 
 
 def test_draw_to_file_errors_leave_no_file(tmp_path):
