@@ -104,7 +104,10 @@ def assert_same(clustering, expected, what):
 
 def check_golden(family, case, engine, golden_result):
     clustering = golden_result(family, case, engine)
-    assert_same(clustering, case, f"{family}/{case['id']} ({' '.join(case['args'])}, engine {engine})")
+    what = f"{family}/{case['id']} ({' '.join(case['args'])}, engine {engine})"
+    if family == "minimal":
+        what += f": {mg.MINIMAL[case['id']][2]}"
+    assert_same(clustering, case, what)
     return clustering
 
 
@@ -226,6 +229,12 @@ def test_native_input_is_not_symmetrised(golden_graph):
 @pytest.mark.parametrize("case", _cases("networks"))
 def test_real_networks(case, engine, golden_result):
     check_golden("networks", case, engine, golden_result)
+
+
+@pytest.mark.parametrize("case", _cases("minimal"))
+def test_minimal_reproductions(case, engine, golden_result):
+    """The smallest inputs found for single subtle behaviours of mcl (make_golden.MINIMAL)."""
+    check_golden("minimal", case, engine, golden_result)
 
 
 def test_golden_files_cover_the_conformance_vectors():

@@ -521,6 +521,53 @@ def family_networks():
         return inputs, _run_cases(plain, runs)
 
 
+#: The smallest inputs found that show one subtle behaviour of mcl each:
+#: name -> (label file, mcl arguments, what it shows).
+MINIMAL = {
+    "chaos_is_float32": (
+        abc_text([("v0", "v3", 1), ("v1", "v3", 1), ("v1", "v4", 2), ("v1", "v7", 3), ("v2", "v3", 3),
+                  ("v2", "v5", 3), ("v2", "v7", 2), ("v3", "v5", 3), ("v3", "v6", 1), ("v3", "v7", 3),
+                  ("v4", "v6", 2)]),
+        ["-I", "2"],
+        "iteration 1: a column chaos of 0.80499998748 in double is 0.805000007 as float32, printed 0.81",
+    ),
+    "inflation_is_float32": (
+        abc_text([("v0", "v1", 3), ("v0", "v3", 2), ("v0", "v4", 1), ("v0", "v6", 2), ("v1", "v5", 3),
+                  ("v2", "v5", 1), ("v3", "v4", 1), ("v3", "v6", 2), ("v4", "v5", 3), ("v4", "v6", 2),
+                  ("v5", "v6", 1)]),
+        ["-I", "1.4"],
+        "the power is float32(1.4) = 1.39999998: iterands drift by an ulp, chaos differs at iteration 30",
+    ),
+    "prune_threshold_is_float32": (
+        abc_text([("v0", "v2", 2), ("v0", "v4", 2), ("v0", "v6", 1), ("v0", "v7", 2), ("v1", "v2", 1),
+                  ("v1", "v4", 3), ("v2", "v3", 3), ("v2", "v4", 3), ("v2", "v5", 3), ("v2", "v6", 2),
+                  ("v2", "v7", 3), ("v3", "v6", 3), ("v3", "v7", 3), ("v4", "v6", 2)]),
+        ["-p", "0.05"],
+        "-p 0.05 gives P = floor(1 / float32(0.05)) = 19, not 20 (mcl -z: 'Prune number 19')",
+    ),
+    "garbage_nodes_form_one_cluster": (
+        "a b 1\nc c 0\nd d 0\ne e 0\n",
+        ["--discard-loops=n"],
+        "c, d, e reach no attractor: mcl 'added <3> garbage entries' as ONE cluster c d e",
+    ),
+    "chaos_can_be_negative": (
+        line_graph(4),
+        ["-I", "3"],
+        "iteration 5: every column's (max - sum of squares) is slightly negative; mcl prints -0.00",
+    ),
+    "sort_size_reverses_revsize": (
+        line_graph(5),
+        ["-I", "3", "-overlap", "keep", "-sort", "size"],
+        "-sort size is the exact reverse of -sort revsize, ties included",
+    ),
+}
+
+
+def family_minimal():
+    inputs = {name: {"abc": text} for name, (text, _, _) in MINIMAL.items()}
+    return inputs, _run_cases(inputs, [(name, name, args) for name, (_, args, _) in MINIMAL.items()])
+
+
 FAMILIES = {
     "cathat": family_cathat,
     "lines": family_lines,
@@ -530,6 +577,7 @@ FAMILIES = {
     "preprocessing": family_preprocessing,
     "native": family_native,
     "networks": family_networks,
+    "minimal": family_minimal,
 }
 
 
