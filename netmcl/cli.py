@@ -114,7 +114,7 @@ def _parser():
 
     g = p.add_argument_group("performance and messages")
     g.add_argument("-te", "--threads", metavar="n", dest="threads", type=int, help="threads for the expansion; the clusters do not depend on it")
-    g.add_argument("--max-memory", metavar="SIZE", dest="max_memory", help="memory budget of the computation, e.g. 8G (when supported by this netmcl)")
+    g.add_argument("--max-memory", metavar="SIZE", dest="max_memory", help="memory budget of the computation, e.g. 8G or 500M; the clusters do not depend on it")
     g.add_argument("-q", metavar="spec", dest="quiet", help="quiet: only warnings and errors (mcl's log spec; 'x' silences all)")
     g.add_argument("-V", metavar="mode", dest="silent", help="silent: no summary lines (any mode)")
     g.add_argument("-v", metavar="mode", dest="verbose", help="verbose: per-iteration log lines (any mode, e.g. all)")
@@ -127,8 +127,8 @@ def _parser():
 
 
 def _code(value, scale):
-    """mcl's encoding of a parameter in a file name: ``%.0f`` of the float32 value times `scale`."""
-    return "%.0f" % (float(np.float32(value)) * scale)
+    """mcl's encoding of a parameter in a file name: ``%02.0f`` of the float32 value times `scale`."""
+    return "%02.0f" % (float(np.float32(value)) * scale)
 
 
 def output_name(file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=None, prefix=None, suffix=None, i3=False):
@@ -215,11 +215,11 @@ def _after(args, graph, clustering):
     for module, function, call, flag in jobs:
         try:
             call(getattr(importlib.import_module(f"netmcl.{module}"), function))
+        except (NetmclError, OSError) as exc:  # first: BackendUnavailableError is an ImportError too
+            _error(f"{flag} failed: {_one_line(exc)} The clusters were written.")
+            status = 1
         except (ImportError, AttributeError):
             _error(f"{flag} is not available in this installation (netmcl.{module}.{function} is missing); the clusters were written.")
-            status = 1
-        except (NetmclError, OSError) as exc:
-            _error(f"{flag} failed: {_one_line(exc)} The clusters were written.")
             status = 1
     return status
 
@@ -293,7 +293,7 @@ def main(argv=None):
     -------
     int
         0 on success, 1 on an error in the input, the parameters or the
-        output, 2 on a command-line mistake.
+        output, 2 on a command-line mistake, 3 on an internal error.
 
     Examples
     --------
@@ -328,3 +328,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
+    except MemoryError:
+        _error("out of memory; prune harder (lower -P/-S/-R or -resource) or set --max-memory")
+        return 1
+    except Exception as exc:  # a bug: still one line, no traceback
+        _error(f"unexpected {type(exc).__name__} (a bug in netmcl, please report it): {_one_line(exc)}")
+        return 3

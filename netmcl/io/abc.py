@@ -147,6 +147,6 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             name,
         )
     ids = ids.reshape(-1, 2)
-    return SparseGraph.from_edges(
-        ids[:, 0], ids[:, 1], values, labels=labels, n=len(labels), symmetrize=symmetrize
-    )
+    graph = SparseGraph.from_edges(ids[:, 0], ids[:, 1], values, labels=labels, n=len(labels), symmetrize=symmetrize)
+    log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, nrec, graph.n, graph.nnz)
+    return graph

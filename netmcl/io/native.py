@@ -12,6 +12,8 @@ A graph is a square matrix whose column ``j`` lists the arcs out of node
 cluster ``c``.
 """
 
+import logging
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -29,6 +31,8 @@ __all__ = [
     "write_native_clustering",
     "looks_native",
 ]
+
+log = logging.getLogger("netmcl")
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 _BINARY_COOKIE = b"\x1b\xc2\x4d\xe8"
@@ -326,7 +330,9 @@ def read_mci(path, *, tab=None):
         labels = [names.get(i, f"?_{i}") for i in ids.tolist()]
     else:
         labels = ids.tolist()
-    return SparseGraph(matrix, labels=labels)
+    graph = SparseGraph(matrix, labels=labels)
+    log.info("read %s: native %dx%d matrix, %d arcs", name, n, n, graph.nnz)
+    return graph
 
 
 def _native_ids(labels):

@@ -1,0 +1,322 @@
+"""The netmcl command line against the mcl command line.
+
+``main([...])`` runs in-process; its output files are compared byte for byte
+with those of the reference ``mcl`` run live on the same input and flags (when
+mcl is installed) and with expected files mcl wrote (tests/data/io, checked
+everywhere).  Native outputs are compared without mcl's ``# cline`` line.
+"""
+
+import gzip
+import importlib.util
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from netmcl.cli import SUBCOMMANDS, main, output_name
+
+DATA = Path(__file__).parent / "data"
+IO = DATA / "io"
+COLLINS = DATA / "networks" / "clusterone_collins2007.txt.gz"
+
+needs_mcl = pytest.mark.skipif(
+    shutil.which("mcl") is None,
+    reason="mcl not on PATH: live comparisons with the reference skipped (expected files still checked)",
+)
+
+
+def run(argv, capsys):
+    """main(argv) -> (status, stdout, stderr)."""
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_mcl(argv, cwd):
+    subprocess.run(["mcl", *map(str, argv)], cwd=cwd, check=True, capture_output=True)
+
+
+def without_cline(text):
+    assert text.startswith("# cline: mcl ")
+    return text.split("\n", 1)[1]
+
+
+def copy_input(src, dst_dir, name=None):
+    dst = Path(dst_dir) / (name or src.name.removesuffix(".gz"))
+    dst.write_bytes(gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes())
+    return dst
+
+
+# ---------------------------------------------------------------- expected files written by mcl
+
+
+@pytest.mark.parametrize(
+    "flags, expected",
+    [([], "edge.abc.I20"), (["-I", "1.4"], "edge.abc.I14"), (["-I", "3", "-pi", "1.5", "-c", "2"], "edge.abc.I30pi15c20")],
+)
+def test_label_output_and_name_match_mcl_fixtures(tmp_path, monkeypatch, capsys, flags, expected):
+    src = copy_input(IO / "edge.abc", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run([src.name, "--abc", *flags], capsys)
+    assert status == 0
+    out = tmp_path / ("out." + expected)
+    assert out.read_bytes() == (IO / expected).read_bytes()
+    n_clusters = len((IO / expected).read_text().splitlines())
+    assert err.splitlines() == [f"[netmcl] {n_clusters} clusters found", f"[netmcl] output is in out.{expected}"]
+
+
+@pytest.mark.parametrize("graph, flags, expected", [
+    ("random40.mci", [], "random40.mci.I20"),
+    ("domains.mci", [], "domains.mci.I20"),
+    ("stars.mci", [], "stars.mci.I20"),
+])
+def test_native_output_matches_mcl_fixtures(tmp_path, capsys, graph, flags, expected):
+    status, _, _ = run([IO / graph, *flags, "-o", tmp_path / "out"], capsys)
+    assert status == 0
+    assert (tmp_path / "out").read_text() == without_cline((IO / expected).read_text())
+
+
+def test_use_tab_writes_labels_like_mcl(tmp_path, capsys):
+    status, _, _ = run([IO / "random40.mci", "-I", "1.6", "-use-tab", IO / "random40.tab", "-o", tmp_path / "o"], capsys)
+    assert status == 0
+    assert (tmp_path / "o").read_bytes() == (IO / "random40.mci.I16.labels").read_bytes()
+
+
+# ---------------------------------------------------------------- live comparisons with mcl
+
+LIVE_FLAGS = [
+    [],
+    ["-I", "1.4"],
+    ["-I", "4", "-pi", "2.5"],
+    ["-I", "2.5", "--i3", "-c", "0.5"],
+    ["-P", "300", "-S", "20", "-R", "30", "-pct", "80"],
+    ["-p", "0.01"],
+    ["-scheme", "2"],
+    ["-resource", "12"],
+    ["-overlap", "keep"],
+    ["-overlap", "split", "-sort", "size"],
+    ["-sort", "lex"],
+    ["--discard-loops=n"],
+    ["-discard-loops", "n", "-I", "1.8"],
+    ["-te", "2"],
+    ["-L", "4"],
+    ["-ap", "pre", "-aa", ".post"],
+]
+
+
+@needs_mcl
+@pytest.mark.parametrize("flags", LIVE_FLAGS, ids=" ".join)
+@pytest.mark.parametrize("source", [IO / "edge.abc", IO / "random40.abc", COLLINS], ids=lambda p: p.name)
+def test_label_runs_match_mcl_live(tmp_path, monkeypatch, capsys, source, flags):
+    mine, ref = tmp_path / "mine", tmp_path / "ref"
+    mine.mkdir()
+    ref.mkdir()
+    copy_input(source, mine, "graph.abc")
+    copy_input(source, ref, "graph.abc")
+    run_mcl(["graph.abc", "--abc", *flags], ref)
+    monkeypatch.chdir(mine)
+    status, _, _ = run(["graph.abc", "--abc", *flags], capsys)
+    assert status == 0
+    produced = sorted(p.name for p in mine.iterdir())
+    assert produced == sorted(p.name for p in ref.iterdir())  # same automatic name
+    for name in produced:
+        assert (mine / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+@needs_mcl
+@pytest.mark.parametrize("flags", [[], ["-I", "1.5"], ["-I", "3", "-S", "5", "-R", "8"], ["-overlap", "keep"]], ids=" ".join)
+@pytest.mark.parametrize("graph", ["random40.mci", "domains.mci", "stars.mci"])
+def test_native_runs_match_mcl_live(tmp_path, capsys, graph, flags):
+    run_mcl([IO / graph, *flags, "-o", tmp_path / "ref"], tmp_path)
+    status, _, _ = run([IO / graph, *flags, "-o", tmp_path / "mine"], capsys)
+    assert status == 0
+    assert (tmp_path / "mine").read_text() == without_cline((tmp_path / "ref").read_text())
+
+
+@needs_mcl
+def test_output_names_match_mcl_az(capsys):
+    values = ["0.95", "0.5", "0.04", "1.25", "1.35", "1.45", "2.45", "1.05", "1.15", "0.9", "2", "10", "12.5", "1.999", "3.14159"]
+    flag_sets = [["-I", v] for v in values] + [
+        ["-I", "1.2345", "--i3"], ["-I", "1.2355", "--i3"], ["-pi", "1.25", "-c", "1.35"], ["-c", "12"], ["-c", "0.5"], ["-pi", "0.05"],
+        ["-I", "0.5", "--i3"],
+        ["-ap", "x", "-aa", "y", "-odir", "d/"], ["-odir", "some/dir"], ["-I", "3", "-scheme", "4", "-P", "99"],
+    ]
+    for flags in flag_sets:
+        ref = subprocess.run(["mcl", "dir/graph.abc", "--abc", *flags, "-az"], capture_output=True, text=True).stdout
+        main(["dir/graph.abc", "--abc", *flags, "-az"])
+        assert capsys.readouterr().out == ref + "\n", flags
+
+
+def test_output_name_rules():
+    assert output_name("a/b/graph.abc") == "out.graph.abc.I20"
+    assert output_name("-", inflation=1.45) == "out.-.I15"  # float32(1.45) * 10 = 14.5000005 -> 15
+    assert output_name("g", inflation=1.25) == "out.g.I12"  # exactly 12.5: printf rounds to even
+    assert output_name("g", inflation=1.2345, i3=True, preinflation=1.234) == "out.g.I123pi12"
+    assert output_name("g", prefix="p", suffix=".s", odir="d") == "d/p.I20.s"
+    assert output_name("g", loop_gain=0.5) == "out.g.I20c05"  # two digits at least
+
+
+# ---------------------------------------------------------------- input and output channels
+
+
+def test_stdin_and_stdout(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((IO / "edge.abc").read_bytes())))
+    status, out, err = run(["-", "--abc", "-o", "-"], capsys)
+    assert status == 0
+    assert out == (IO / "edge.abc.I20").read_text()
+    assert "[netmcl] output is in -" in err
+
+
+def test_skip_header_flag(tmp_path, capsys):
+    src = tmp_path / "links.txt"
+    src.write_text("protein1 protein2 combined_score\n" + (IO / "edge.abc").read_text())
+    status, _, err = run([src, "--abc", "-o", tmp_path / "o"], capsys)
+    assert status != 0 and "--skip-header" in err
+    status, _, _ = run([src, "--abc", "--skip-header", "-o", tmp_path / "o"], capsys)
+    assert status == 0 and (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
+
+
+@pytest.mark.parametrize("flags", [["-q", "x"], ["-V", "all"]])
+def test_quiet(tmp_path, capsys, flags):
+    status, out, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o", *flags], capsys)
+    assert status == 0 and out == "" and err == ""
+
+
+def test_verbose_logs_iterations(tmp_path, capsys):
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o", "-v", "all"], capsys)
+    assert status == 0 and "[netmcl] iteration 1: chaos" in err
+
+
+def test_iteration_cap_warns_in_one_line(tmp_path, capsys):
+    status, _, err = run([IO / "random40.abc", "--abc", "-o", tmp_path / "o", "-L", "2"], capsys)
+    assert status == 0
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "did not converge in 2 iterations" in warnings[0]
+
+
+def test_help_explains_every_flag(capsys):
+    status, out, _ = run(["--help"], capsys)
+    assert status == 0
+    for flag in ["-I", "-o", "-odir", "--abc", "-P", "-p", "-S", "-R", "-pct", "-pi", "-c", "--discard-loops",
+                 "-scheme", "-resource", "-L", "-sort", "-overlap", "-te", "--threads", "-q", "-V", "-v",
+                 "--skip-header", "--version", "--plot", "--cytoscape", "--cytoscape-url", "--max-memory",
+                 "-use-tab", "-az"]:
+        assert f" {flag}" in out, flag
+    status, out, _ = run(["--version"], capsys)
+    assert status == 0 and out.startswith("netmcl ")
+
+
+def test_max_memory_does_not_change_the_clusters(tmp_path, capsys):
+    status, _, _ = run([IO / "edge.abc", "--abc", "--max-memory", "1G", "-te", "2", "-o", tmp_path / "o"], capsys)
+    assert status == 0 and (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
+
+
+def test_python_dash_m():
+    proc = subprocess.run(
+        [sys.executable, "-m", "netmcl", str(IO / "edge.abc"), "--abc", "-o", "-"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0
+    assert proc.stdout == (IO / "edge.abc.I20").read_text()
+
+
+# ---------------------------------------------------------------- errors
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+ERROR_CASES = {
+    "missing file": (lambda d: [d / "nothere.abc", "--abc"], ["nothere.abc", "No such file"]),
+    "empty file": (lambda d: [write(d / "empty.abc", ""), "--abc"], ["empty.abc", "no edges"]),
+    "header line": (
+        lambda d: [write(d / "h.abc", "protein1 protein2 combined_score\na b 1\n"), "--abc"],
+        ["h.abc, line 1", "--skip-header", "'combined_score'"],
+    ),
+    "nan weight": (lambda d: [write(d / "n.abc", "a b 1\nb c nan\n"), "--abc"], ["n.abc, line 2", "finite", "'nan'"]),
+    "negative weight": (
+        lambda d: [write(d / "neg.abc", "a b 1\n\nb c -2.5\n"), "--abc"], ["neg.abc, line 3", "negative", "'-2.5'"]
+    ),
+    "one field": (lambda d: [write(d / "one.abc", "a b 1\nlonely\n"), "--abc"], ["one.abc, line 2", "single field", "'lonely'"]),
+    "inflation": (lambda d: [IO / "edge.abc", "--abc", "-I", "0.9"], ["-I", "> 1", "0.9"]),
+    "unknown flag": (lambda d: [IO / "edge.abc", "--abc", "-frobnicate", "3"], ["unknown option -frobnicate", "--help"]),
+    "bad number": (lambda d: [IO / "edge.abc", "--abc", "-I", "two"], ["-I", "'two'", "--help"]),
+    "bad choice": (lambda d: [IO / "edge.abc", "--abc", "-overlap", "merge"], ["-overlap", "merge"]),
+    "label file without --abc": (lambda d: [IO / "edge.abc"], ["edge.abc", "--abc"]),
+    "bad native value": (
+        lambda d: [write(d / "b.mci", "(mclheader\nmcltype matrix\ndimensions 2x2\n)\n(mclmatrix\nbegin\n0 1:x $\n)\n")],
+        ["b.mci, line 7", "'x'"],
+    ),
+    "no input": (lambda d: ["--abc"], ["no input FILE"]),
+    "threads": (lambda d: [IO / "edge.abc", "--abc", "-te", "0"], ["-te", "0"]),
+    "memory budget": (lambda d: [IO / "edge.abc", "--abc", "--max-memory", "lots"], ["max_memory", "'lots'"]),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors_are_one_line_without_output(tmp_path, monkeypatch, capsys, case):
+    make_argv, expected = ERROR_CASES[case]
+    work = tmp_path / "work"
+    work.mkdir()
+    argv = make_argv(tmp_path)
+    monkeypatch.chdir(work)
+    status, out, err = run(argv + ["-o", work / "clusters.txt"], capsys)
+    assert status != 0
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("netmcl: error: "), err
+    assert "Traceback" not in err
+    for text in expected:
+        assert text in lines[0], (text, lines[0])
+    assert list(work.iterdir()) == []  # no (partial) output file
+
+
+def test_unwritable_output_is_one_line(tmp_path, capsys):
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "no" / "such" / "dir" / "o"], capsys)
+    assert status == 1
+    assert err.splitlines() == [f"netmcl: error: cannot write the output file {tmp_path}/no/such/dir/o: No such file or directory"]
+
+
+def test_subcommands_are_dispatched(monkeypatch, capsys):
+    assert set(SUBCOMMANDS) == {"dist", "info", "sweep", "string"}
+    monkeypatch.setitem(sys.modules, "netmcl.cli_tools", None)  # as if the module were not installed
+    status, _, err = run(["dist", "a", "b"], capsys)
+    assert status == 1
+    assert err == "netmcl: error: the 'dist' command is not available in this installation of netmcl.\n"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("netmcl.cli_tools") is None, reason="netmcl.cli_tools not written yet")
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_subcommands_reach_cli_tools(capsys, command):
+    import netmcl.cli_tools as tools
+
+    if not hasattr(tools, f"{command}_main"):
+        pytest.skip(f"netmcl.cli_tools.{command}_main not written yet")
+    status, out, _ = run([command, "--help"], capsys)
+    assert status == 0 and out
+
+
+# ---------------------------------------------------------------- after the clustering
+
+
+def test_plot_after_output(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o", "--plot", tmp_path / "g.png"], capsys)
+    assert status == 0, err
+    assert (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
+    assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_cytoscape_failure_keeps_the_clusters(tmp_path, capsys):
+    """No Cytoscape listens on port 9: one line after the output, which is kept."""
+    status, _, err = run(
+        [IO / "edge.abc", "--abc", "-o", tmp_path / "o", "--cytoscape-url", "http://127.0.0.1:9/v1"], capsys
+    )
+    assert status == 1
+    assert (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
+    errors = [line for line in err.splitlines() if line.startswith("netmcl: error:")]
+    assert len(errors) == 1 and "--cytoscape" in errors[0] and "clusters were written" in errors[0]
