@@ -19,6 +19,7 @@ import datetime
 import hashlib
 import json
 import platform
+import re
 import sys
 
 import numpy as np
@@ -246,7 +247,8 @@ def write_graphml(path, G, clustering=None, *, attribute="mcl_cluster"):
 def write_gml(path, G, clustering=None, *, attribute="mcl_cluster"):
     """Write the graph as GML with each node's cluster number as a node attribute.
 
-    Parameters as :func:`write_graphml`.
+    Parameters as :func:`write_graphml`; GML names must start with a
+    letter and hold only letters, digits and underscores.
 
     Examples
     --------
@@ -262,6 +264,11 @@ def write_gml(path, G, clustering=None, *, attribute="mcl_cluster"):
         mcl_cluster 0
     <BLANKLINE>
     """
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", attribute):
+        raise ParameterError(
+            "GML attribute names must start with a letter and hold only letters, digits and underscores "
+            f"(e.g. 'mcl_cluster' or 'mclCluster'). Got {attribute!r} instead."
+        )
     _write_graph(path, G, clustering, attribute, "gml")
 
 
