@@ -82,46 +82,183 @@ def _parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
-    p.add_argument("file", metavar="FILE", nargs="?", help="input graph; '-' reads standard input; gzip, bzip2 and xz are decompressed")
-    p.add_argument("--version", action="version", version=f"{_PROG} {__version__} (clusterings identical to mcl 22-282)")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="?",
+        help="input graph; '-' reads standard input; gzip, bzip2 and xz are decompressed",
+    )
+    p.add_argument(
+        "--version", action="version", version=f"{_PROG} {__version__} (clusterings identical to mcl 22-282)"
+    )
 
     g = p.add_argument_group("input and output")
-    g.add_argument("--abc", action="store_true", help="FILE is a label file: 'label label [weight]' per line (TAB-separated when a line has a TAB); write labels, one cluster per line")
-    g.add_argument("--skip-header", action="store_true", help="skip the first line of a label file (a header such as 'protein1 protein2 combined_score'); netmcl's own flag")
-    g.add_argument("-use-tab", metavar="TAB", dest="use_tab", help="native input: label table (index TAB label per line, as written by mcxload -write-tab); write labels")
+    g.add_argument(
+        "--abc",
+        action="store_true",
+        help="FILE is a label file: 'label label [weight]' per line (TAB-separated when a line has "
+        "a TAB); write labels, one cluster per line",
+    )
+    g.add_argument(
+        "--skip-header",
+        action="store_true",
+        help="skip the first line of a label file (a header such as "
+        "'protein1 protein2 combined_score'); netmcl's own flag",
+    )
+    g.add_argument(
+        "-use-tab",
+        metavar="TAB",
+        dest="use_tab",
+        help="native input: label table (index TAB label per line, as written by mcxload -write-tab); write labels",
+    )
     g.add_argument("-o", metavar="NAME", dest="output", help="output file; '-' writes to standard output")
     g.add_argument("-odir", metavar="DIR", help="directory for the automatically named output file")
-    g.add_argument("-ap", metavar="PREFIX", help="use PREFIX instead of out.<FILE> in the automatic output name")
+    g.add_argument(
+        "-ap", metavar="PREFIX", help="use PREFIX instead of out.<FILE> in the automatic output name"
+    )
     g.add_argument("-aa", metavar="SUFFIX", help="append SUFFIX to the automatic output name")
     g.add_argument("-az", action="store_true", help="print the output file name netmcl would use, and exit")
-    g.add_argument("--i3", action="store_true", help="three digits for the inflation in the automatic output name")
+    g.add_argument(
+        "--i3", action="store_true", help="three digits for the inflation in the automatic output name"
+    )
 
     g = p.add_argument_group("MCL parameters (mcl's defaults)")
-    g.add_argument("-I", metavar="f", dest="inflation", type=float, default=2.0, help="inflation (default 2.0); larger gives smaller clusters, usual values 1.2 to 6")
-    g.add_argument("-scheme", metavar="k", type=int, choices=sorted(SCHEMES), help="resource scheme 1..7 setting -P -S -R -pct (default 6: 10000 1100 1400 90)")
-    g.add_argument("-resource", metavar="n", type=int, help="keep at most n entries per column throughout: -S n -R n -P 10n")
-    g.add_argument("-P", metavar="n", dest="pruning_number", type=int, help="prune entries below 1/n in each column (0: no such pruning)")
-    g.add_argument("-p", metavar="f", dest="pruning_threshold", type=float, help="prune entries below f; sets -P to floor(1/f)")
-    g.add_argument("-S", metavar="n", dest="select", type=int, help="keep at most the n largest entries of a column after pruning")
-    g.add_argument("-R", metavar="n", dest="recover", type=int, help="recover up to n entries when pruning removed too much mass")
-    g.add_argument("-pct", metavar="n", dest="recover_pct", type=int, help="recover when a column kept less than n%% of its mass (0..99)")
-    g.add_argument("-pi", metavar="f", dest="preinflation", type=float, help="inflate the input graph once with f before clustering")
-    g.add_argument("-c", metavar="f", dest="loop_gain", type=float, help="multiply the weights of the loops (self-edges) by f")
-    g.add_argument("-discard-loops", "--discard-loops", metavar="y|n", dest="discard_loops", type=_yes_no, default=True, help="y (default): replace loops by the largest weight of each node; n: keep the loops of the input as they are")
-    g.add_argument("-L", metavar="n", dest="max_iterations", type=int, default=10000, help="stop after n iterations")
-    g.add_argument("-overlap", metavar="mode", choices=OVERLAP_MODES, default="cut", help="nodes attracted to several clusters: cut (default) keeps them in one, keep in all, split makes them a cluster of their own")
-    g.add_argument("-sort", metavar="mode", choices=SORT_MODES, default="revsize", help="cluster order: revsize (default, largest first), size, lex, none")
+    g.add_argument(
+        "-I",
+        metavar="f",
+        dest="inflation",
+        type=float,
+        default=2.0,
+        help="inflation (default 2.0); larger gives smaller clusters, usual values 1.2 to 6",
+    )
+    g.add_argument(
+        "-scheme",
+        metavar="k",
+        type=int,
+        choices=sorted(SCHEMES),
+        help="resource scheme 1..7 setting -P -S -R -pct (default 6: 10000 1100 1400 90)",
+    )
+    g.add_argument(
+        "-resource",
+        metavar="n",
+        type=int,
+        help="keep at most n entries per column throughout: -S n -R n -P 10n",
+    )
+    g.add_argument(
+        "-P",
+        metavar="n",
+        dest="pruning_number",
+        type=int,
+        help="prune entries below 1/n in each column (0: no such pruning)",
+    )
+    g.add_argument(
+        "-p",
+        metavar="f",
+        dest="pruning_threshold",
+        type=float,
+        help="prune entries below f; sets -P to floor(1/f)",
+    )
+    g.add_argument(
+        "-S",
+        metavar="n",
+        dest="select",
+        type=int,
+        help="keep at most the n largest entries of a column after pruning",
+    )
+    g.add_argument(
+        "-R",
+        metavar="n",
+        dest="recover",
+        type=int,
+        help="recover up to n entries when pruning removed too much mass",
+    )
+    g.add_argument(
+        "-pct",
+        metavar="n",
+        dest="recover_pct",
+        type=int,
+        help="recover when a column kept less than n%% of its mass (0..99)",
+    )
+    g.add_argument(
+        "-pi",
+        metavar="f",
+        dest="preinflation",
+        type=float,
+        help="inflate the input graph once with f before clustering",
+    )
+    g.add_argument(
+        "-c",
+        metavar="f",
+        dest="loop_gain",
+        type=float,
+        help="multiply the weights of the loops (self-edges) by f",
+    )
+    g.add_argument(
+        "-discard-loops",
+        "--discard-loops",
+        metavar="y|n",
+        dest="discard_loops",
+        type=_yes_no,
+        default=True,
+        help="y (default): replace loops by the largest weight of each node; "
+        "n: keep the loops of the input as they are",
+    )
+    g.add_argument(
+        "-L", metavar="n", dest="max_iterations", type=int, default=10000, help="stop after n iterations"
+    )
+    g.add_argument(
+        "-overlap",
+        metavar="mode",
+        choices=OVERLAP_MODES,
+        default="cut",
+        help="nodes attracted to several clusters: cut (default) keeps them in one, keep in all, "
+        "split makes them a cluster of their own",
+    )
+    g.add_argument(
+        "-sort",
+        metavar="mode",
+        choices=SORT_MODES,
+        default="revsize",
+        help="cluster order: revsize (default, largest first), size, lex, none",
+    )
 
     g = p.add_argument_group("performance and messages")
-    g.add_argument("-te", "--threads", metavar="n", dest="threads", type=int, help="threads for the expansion; the clusters do not depend on it")
-    g.add_argument("--max-memory", metavar="SIZE", dest="max_memory", help="memory budget of the computation, e.g. 8G or 500M; the clusters do not depend on it")
-    g.add_argument("-q", metavar="spec", dest="quiet", help="quiet: only warnings and errors (mcl's log spec; 'x' silences all)")
+    g.add_argument(
+        "-te",
+        "--threads",
+        metavar="n",
+        dest="threads",
+        type=int,
+        help="threads for the expansion; the clusters do not depend on it",
+    )
+    g.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        dest="max_memory",
+        help="memory budget of the computation, e.g. 8G or 500M; the clusters do not depend on it",
+    )
+    g.add_argument(
+        "-q",
+        metavar="spec",
+        dest="quiet",
+        help="quiet: only warnings and errors (mcl's log spec; 'x' silences all)",
+    )
     g.add_argument("-V", metavar="mode", dest="silent", help="silent: no summary lines (any mode)")
-    g.add_argument("-v", metavar="mode", dest="verbose", help="verbose: per-iteration log lines (any mode, e.g. all)")
+    g.add_argument(
+        "-v", metavar="mode", dest="verbose", help="verbose: per-iteration log lines (any mode, e.g. all)"
+    )
 
     g = p.add_argument_group("after the clustering (the cluster file is written first)")
-    g.add_argument("--plot", metavar="FILE.png", help="draw the clustered graph into an image file (needs matplotlib: pip install netmcl[plot])")
-    g.add_argument("--cytoscape", action="store_true", help="send the graph and clusters to a running Cytoscape (needs py4cytoscape: pip install netmcl[cytoscape])")
+    g.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="draw the clustered graph into an image file (needs matplotlib: pip install netmcl[plot])",
+    )
+    g.add_argument(
+        "--cytoscape",
+        action="store_true",
+        help="send the graph and clusters to a running Cytoscape (needs py4cytoscape: pip install netmcl[cytoscape])",
+    )
     g.add_argument("--cytoscape-url", metavar="URL", help="Cytoscape's REST address (implies --cytoscape)")
     return p
 
@@ -131,7 +268,9 @@ def _code(value, scale):
     return "%02.0f" % (float(np.float32(value)) * scale)
 
 
-def output_name(file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=None, prefix=None, suffix=None, i3=False):
+def output_name(
+    file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=None, prefix=None, suffix=None, i3=False
+):
     """The output file name mcl chooses when no ``-o`` is given.
 
     ``out.<basename of file>.I<inflation x 10>``, then ``pi<x 10>`` and
@@ -159,8 +298,20 @@ def output_name(file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=
 
 
 _PARAM_NAMES = (
-    "inflation", "scheme", "resource", "pruning_number", "pruning_threshold", "select", "recover",
-    "recover_pct", "preinflation", "loop_gain", "discard_loops", "overlap", "sort", "max_iterations",
+    "inflation",
+    "scheme",
+    "resource",
+    "pruning_number",
+    "pruning_threshold",
+    "select",
+    "recover",
+    "recover_pct",
+    "preinflation",
+    "loop_gain",
+    "discard_loops",
+    "overlap",
+    "sort",
+    "max_iterations",
 )
 
 
@@ -219,7 +370,10 @@ def _after(args, graph, clustering):
             _error(f"{flag} failed: {_one_line(exc)} The clusters were written.")
             status = 1
         except (ImportError, AttributeError):
-            _error(f"{flag} is not available in this installation (netmcl.{module}.{function} is missing); the clusters were written.")
+            _error(
+                f"{flag} is not available in this installation (netmcl.{module}.{function} is missing); "
+                "the clusters were written."
+            )
             status = 1
     return status
 
@@ -238,9 +392,19 @@ def _error(message):
 def _run(args):
     if args.file is None:
         raise _UsageError("no input FILE given")
-    out = args.output if args.output is not None else output_name(
-        args.file, inflation=args.inflation, preinflation=args.preinflation, loop_gain=args.loop_gain,
-        odir=args.odir, prefix=args.ap, suffix=args.aa, i3=args.i3,
+    out = (
+        args.output
+        if args.output is not None
+        else output_name(
+            args.file,
+            inflation=args.inflation,
+            preinflation=args.preinflation,
+            loop_gain=args.loop_gain,
+            odir=args.odir,
+            prefix=args.ap,
+            suffix=args.aa,
+            i3=args.i3,
+        )
     )
     if args.az:
         print(out)

@@ -55,7 +55,11 @@ def copy_input(src, dst_dir, name=None):
 
 @pytest.mark.parametrize(
     "flags, expected",
-    [([], "edge.abc.I20"), (["-I", "1.4"], "edge.abc.I14"), (["-I", "3", "-pi", "1.5", "-c", "2"], "edge.abc.I30pi15c20")],
+    [
+        ([], "edge.abc.I20"),
+        (["-I", "1.4"], "edge.abc.I14"),
+        (["-I", "3", "-pi", "1.5", "-c", "2"], "edge.abc.I30pi15c20"),
+    ],
 )
 def test_label_output_and_name_match_mcl_fixtures(tmp_path, monkeypatch, capsys, flags, expected):
     src = copy_input(IO / "edge.abc", tmp_path)
@@ -65,14 +69,20 @@ def test_label_output_and_name_match_mcl_fixtures(tmp_path, monkeypatch, capsys,
     out = tmp_path / ("out." + expected)
     assert out.read_bytes() == (IO / expected).read_bytes()
     n_clusters = len((IO / expected).read_text().splitlines())
-    assert err.splitlines() == [f"[netmcl] {n_clusters} clusters found", f"[netmcl] output is in out.{expected}"]
+    assert err.splitlines() == [
+        f"[netmcl] {n_clusters} clusters found",
+        f"[netmcl] output is in out.{expected}",
+    ]
 
 
-@pytest.mark.parametrize("graph, flags, expected", [
-    ("random40.mci", [], "random40.mci.I20"),
-    ("domains.mci", [], "domains.mci.I20"),
-    ("stars.mci", [], "stars.mci.I20"),
-])
+@pytest.mark.parametrize(
+    "graph, flags, expected",
+    [
+        ("random40.mci", [], "random40.mci.I20"),
+        ("domains.mci", [], "domains.mci.I20"),
+        ("stars.mci", [], "stars.mci.I20"),
+    ],
+)
 def test_native_output_matches_mcl_fixtures(tmp_path, capsys, graph, flags, expected):
     status, _, _ = run([IO / graph, *flags, "-o", tmp_path / "out"], capsys)
     assert status == 0
@@ -80,7 +90,9 @@ def test_native_output_matches_mcl_fixtures(tmp_path, capsys, graph, flags, expe
 
 
 def test_use_tab_writes_labels_like_mcl(tmp_path, capsys):
-    status, _, _ = run([IO / "random40.mci", "-I", "1.6", "-use-tab", IO / "random40.tab", "-o", tmp_path / "o"], capsys)
+    status, _, _ = run(
+        [IO / "random40.mci", "-I", "1.6", "-use-tab", IO / "random40.tab", "-o", tmp_path / "o"], capsys
+    )
     assert status == 0
     assert (tmp_path / "o").read_bytes() == (IO / "random40.mci.I16.labels").read_bytes()
 
@@ -127,7 +139,9 @@ def test_label_runs_match_mcl_live(tmp_path, monkeypatch, capsys, source, flags)
 
 
 @needs_mcl
-@pytest.mark.parametrize("flags", [[], ["-I", "1.5"], ["-I", "3", "-S", "5", "-R", "8"], ["-overlap", "keep"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "flags", [[], ["-I", "1.5"], ["-I", "3", "-S", "5", "-R", "8"], ["-overlap", "keep"]], ids=" ".join
+)
 @pytest.mark.parametrize("graph", ["random40.mci", "domains.mci", "stars.mci"])
 def test_native_runs_match_mcl_live(tmp_path, capsys, graph, flags):
     run_mcl([IO / graph, *flags, "-o", tmp_path / "ref"], tmp_path)
@@ -138,14 +152,39 @@ def test_native_runs_match_mcl_live(tmp_path, capsys, graph, flags):
 
 @needs_mcl
 def test_output_names_match_mcl_az(capsys):
-    values = ["0.95", "0.5", "0.04", "1.25", "1.35", "1.45", "2.45", "1.05", "1.15", "0.9", "2", "10", "12.5", "1.999", "3.14159"]
+    values = [
+        "0.95",
+        "0.5",
+        "0.04",
+        "1.25",
+        "1.35",
+        "1.45",
+        "2.45",
+        "1.05",
+        "1.15",
+        "0.9",
+        "2",
+        "10",
+        "12.5",
+        "1.999",
+        "3.14159",
+    ]
     flag_sets = [["-I", v] for v in values] + [
-        ["-I", "1.2345", "--i3"], ["-I", "1.2355", "--i3"], ["-pi", "1.25", "-c", "1.35"], ["-c", "12"], ["-c", "0.5"], ["-pi", "0.05"],
+        ["-I", "1.2345", "--i3"],
+        ["-I", "1.2355", "--i3"],
+        ["-pi", "1.25", "-c", "1.35"],
+        ["-c", "12"],
+        ["-c", "0.5"],
+        ["-pi", "0.05"],
         ["-I", "0.5", "--i3"],
-        ["-ap", "x", "-aa", "y", "-odir", "d/"], ["-odir", "some/dir"], ["-I", "3", "-scheme", "4", "-P", "99"],
+        ["-ap", "x", "-aa", "y", "-odir", "d/"],
+        ["-odir", "some/dir"],
+        ["-I", "3", "-scheme", "4", "-P", "99"],
     ]
     for flags in flag_sets:
-        ref = subprocess.run(["mcl", "dir/graph.abc", "--abc", *flags, "-az"], capture_output=True, text=True).stdout
+        ref = subprocess.run(
+            ["mcl", "dir/graph.abc", "--abc", *flags, "-az"], capture_output=True, text=True
+        ).stdout
         main(["dir/graph.abc", "--abc", *flags, "-az"])
         assert capsys.readouterr().out == ref + "\n", flags
 
@@ -200,23 +239,55 @@ def test_iteration_cap_warns_in_one_line(tmp_path, capsys):
 def test_help_explains_every_flag(capsys):
     status, out, _ = run(["--help"], capsys)
     assert status == 0
-    for flag in ["-I", "-o", "-odir", "--abc", "-P", "-p", "-S", "-R", "-pct", "-pi", "-c", "--discard-loops",
-                 "-scheme", "-resource", "-L", "-sort", "-overlap", "-te", "--threads", "-q", "-V", "-v",
-                 "--skip-header", "--version", "--plot", "--cytoscape", "--cytoscape-url", "--max-memory",
-                 "-use-tab", "-az"]:
+    for flag in [
+        "-I",
+        "-o",
+        "-odir",
+        "--abc",
+        "-P",
+        "-p",
+        "-S",
+        "-R",
+        "-pct",
+        "-pi",
+        "-c",
+        "--discard-loops",
+        "-scheme",
+        "-resource",
+        "-L",
+        "-sort",
+        "-overlap",
+        "-te",
+        "--threads",
+        "-q",
+        "-V",
+        "-v",
+        "--skip-header",
+        "--version",
+        "--plot",
+        "--cytoscape",
+        "--cytoscape-url",
+        "--max-memory",
+        "-use-tab",
+        "-az",
+    ]:
         assert f" {flag}" in out, flag
     status, out, _ = run(["--version"], capsys)
     assert status == 0 and out.startswith("netmcl ")
 
 
 def test_max_memory_does_not_change_the_clusters(tmp_path, capsys):
-    status, _, _ = run([IO / "edge.abc", "--abc", "--max-memory", "1G", "-te", "2", "-o", tmp_path / "o"], capsys)
+    status, _, _ = run(
+        [IO / "edge.abc", "--abc", "--max-memory", "1G", "-te", "2", "-o", tmp_path / "o"], capsys
+    )
     assert status == 0 and (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
 
 
 def test_python_dash_m():
     proc = subprocess.run(
-        [sys.executable, "-m", "netmcl", str(IO / "edge.abc"), "--abc", "-o", "-"], capture_output=True, text=True
+        [sys.executable, "-m", "netmcl", str(IO / "edge.abc"), "--abc", "-o", "-"],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0
     assert proc.stdout == (IO / "edge.abc.I20").read_text()
@@ -237,18 +308,32 @@ ERROR_CASES = {
         lambda d: [write(d / "h.abc", "protein1 protein2 combined_score\na b 1\n"), "--abc"],
         ["h.abc, line 1", "--skip-header", "'combined_score'"],
     ),
-    "nan weight": (lambda d: [write(d / "n.abc", "a b 1\nb c nan\n"), "--abc"], ["n.abc, line 2", "finite", "'nan'"]),
-    "negative weight": (
-        lambda d: [write(d / "neg.abc", "a b 1\n\nb c -2.5\n"), "--abc"], ["neg.abc, line 3", "negative", "'-2.5'"]
+    "nan weight": (
+        lambda d: [write(d / "n.abc", "a b 1\nb c nan\n"), "--abc"],
+        ["n.abc, line 2", "finite", "'nan'"],
     ),
-    "one field": (lambda d: [write(d / "one.abc", "a b 1\nlonely\n"), "--abc"], ["one.abc, line 2", "single field", "'lonely'"]),
+    "negative weight": (
+        lambda d: [write(d / "neg.abc", "a b 1\n\nb c -2.5\n"), "--abc"],
+        ["neg.abc, line 3", "negative", "'-2.5'"],
+    ),
+    "one field": (
+        lambda d: [write(d / "one.abc", "a b 1\nlonely\n"), "--abc"],
+        ["one.abc, line 2", "single field", "'lonely'"],
+    ),
     "inflation": (lambda d: [IO / "edge.abc", "--abc", "-I", "0.9"], ["-I", "> 1", "0.9"]),
-    "unknown flag": (lambda d: [IO / "edge.abc", "--abc", "-frobnicate", "3"], ["unknown option -frobnicate", "--help"]),
+    "unknown flag": (
+        lambda d: [IO / "edge.abc", "--abc", "-frobnicate", "3"],
+        ["unknown option -frobnicate", "--help"],
+    ),
     "bad number": (lambda d: [IO / "edge.abc", "--abc", "-I", "two"], ["-I", "'two'", "--help"]),
     "bad choice": (lambda d: [IO / "edge.abc", "--abc", "-overlap", "merge"], ["-overlap", "merge"]),
     "label file without --abc": (lambda d: [IO / "edge.abc"], ["edge.abc", "--abc"]),
     "bad native value": (
-        lambda d: [write(d / "b.mci", "(mclheader\nmcltype matrix\ndimensions 2x2\n)\n(mclmatrix\nbegin\n0 1:x $\n)\n")],
+        lambda d: [
+            write(
+                d / "b.mci", "(mclheader\nmcltype matrix\ndimensions 2x2\n)\n(mclmatrix\nbegin\n0 1:x $\n)\n"
+            )
+        ],
         ["b.mci, line 7", "'x'"],
     ),
     "no input": (lambda d: ["--abc"], ["no input FILE"]),
@@ -278,7 +363,9 @@ def test_errors_are_one_line_without_output(tmp_path, monkeypatch, capsys, case)
 def test_unwritable_output_is_one_line(tmp_path, capsys):
     status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "no" / "such" / "dir" / "o"], capsys)
     assert status == 1
-    assert err.splitlines() == [f"netmcl: error: cannot write the output file {tmp_path}/no/such/dir/o: No such file or directory"]
+    assert err.splitlines() == [
+        f"netmcl: error: cannot write the output file {tmp_path}/no/such/dir/o: No such file or directory"
+    ]
 
 
 def test_subcommands_are_dispatched(monkeypatch, capsys):
@@ -289,7 +376,9 @@ def test_subcommands_are_dispatched(monkeypatch, capsys):
     assert err == "netmcl: error: the 'dist' command is not available in this installation of netmcl.\n"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("netmcl.cli_tools") is None, reason="netmcl.cli_tools not written yet")
+@pytest.mark.skipif(
+    importlib.util.find_spec("netmcl.cli_tools") is None, reason="netmcl.cli_tools not written yet"
+)
 @pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_subcommands_reach_cli_tools(capsys, command):
     import netmcl.cli_tools as tools
@@ -305,7 +394,9 @@ def test_subcommands_reach_cli_tools(capsys, command):
 
 def test_plot_after_output(tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o", "--plot", tmp_path / "g.png"], capsys)
+    status, _, err = run(
+        [IO / "edge.abc", "--abc", "-o", tmp_path / "o", "--plot", tmp_path / "g.png"], capsys
+    )
     assert status == 0, err
     assert (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
     assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import netmcl
-from netmcl import InputFileError, SparseGraph
+from netmcl import InputFileError
 from netmcl.io import atomic_write, read_abc, read_clusters, read_mci, read_tab, write_clusters, write_mci
 from netmcl.io.native import read_native_clustering, write_native_clustering
 
@@ -41,6 +41,7 @@ needs_mcl = pytest.mark.skipif(
 
 
 # ---------------------------------------------------------------- the oracle
+
 
 class OracleError(Exception):
     def __init__(self, kind, line):
@@ -81,7 +82,9 @@ def oracle_read_abc(data, skip_header=False):
             value = 1.0
         elif not NUMBER.fullmatch(token):
             word = token.lstrip(b"+-").lower()
-            raise OracleError("non-finite" if word in (b"inf", b"infinity", b"nan") else "not a number", lineno)
+            raise OracleError(
+                "non-finite" if word in (b"inf", b"infinity", b"nan") else "not a number", lineno
+            )
         else:
             value = float(token)
             mantissa = re.split(rb"[eE]", token)[0]
@@ -165,11 +168,26 @@ def test_values_of_real_files_parse_to_strtod_doubles():
 @pytest.mark.parametrize(
     "token, expected",
     [
-        ("123", 123.0), ("0.5", 0.5), ("1e-5", 1e-5), ("1.5E+03", 1500.0), ("-0", 0.0), (".5", 0.5),
-        ("5.", 5.0), ("+3", 3.0), ("0.1", 0.1), ("0.698753", 0.698753), ("1e22", 1e22), ("1e-22", 1e-22),
-        ("9007199254740993", 9007199254740993.0), ("0.12345678901234567890123", 0.12345678901234567890123),
-        ("1e23", 1e23), ("1e-50", 1e-50), ("1e-400", 0.0), ("000000000000000000000000001.5", 1.5),
-        ("2.2250738585072011e-308", 2.2250738585072011e-308), ("3.4028234663852886e38", 3.4028234663852886e38),
+        ("123", 123.0),
+        ("0.5", 0.5),
+        ("1e-5", 1e-5),
+        ("1.5E+03", 1500.0),
+        ("-0", 0.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("+3", 3.0),
+        ("0.1", 0.1),
+        ("0.698753", 0.698753),
+        ("1e22", 1e22),
+        ("1e-22", 1e-22),
+        ("9007199254740993", 9007199254740993.0),
+        ("0.12345678901234567890123", 0.12345678901234567890123),
+        ("1e23", 1e23),
+        ("1e-50", 1e-50),
+        ("1e-400", 0.0),
+        ("000000000000000000000000001.5", 1.5),
+        ("2.2250738585072011e-308", 2.2250738585072011e-308),
+        ("3.4028234663852886e38", 3.4028234663852886e38),
     ],
 )
 def test_weights_parse_like_strtod(token, expected):
@@ -213,7 +231,9 @@ def test_read_abc_errors_name_line_and_value(tmp_path, text, line, kind, value):
 def test_header_line_error_suggests_skip_header(tmp_path):
     path = tmp_path / "links.txt"
     path.write_text("# STRING export\nprotein1 protein2 combined_score\n9606.A 9606.B 700\n")
-    with pytest.raises(InputFileError, match=r"line 2: .*skip_header=True.*--skip-header.*Got 'combined_score'"):
+    with pytest.raises(
+        InputFileError, match=r"line 2: .*skip_header=True.*--skip-header.*Got 'combined_score'"
+    ):
         read_abc(path)
     g = read_abc(path, skip_header=True)
     assert g.labels == ["9606.A", "9606.B"] and entries(g) == {(1, 0): 700.0, (0, 1): 700.0}
@@ -279,8 +299,21 @@ def test_stdin_and_file_objects(monkeypatch):
 def _fuzz_lines(rng, valid_only):
     labels = ["a", "b", "c", "d", "YAL001C", "yal001c", "n10", "x y", "ü", "é\u00e9", "q#", "#h"]
     values = [
-        "1", "0", "-0", "0.5", ".25", "3.", "+2", "1e-3", "2.5E+01", "7e-50", "0.30000000000000004",
-        "123456789012345678901234", "1e-400", "0.000000000000000000001234", "4.9406564584124654e-324",
+        "1",
+        "0",
+        "-0",
+        "0.5",
+        ".25",
+        "3.",
+        "+2",
+        "1e-3",
+        "2.5E+01",
+        "7e-50",
+        "0.30000000000000004",
+        "123456789012345678901234",
+        "1e-400",
+        "0.000000000000000000001234",
+        "4.9406564584124654e-324",
     ]
     bad_values = ["nan", "inf", "-1", "1,5", "score", "0x1p3", "1e", "--1", "1e400", "5e38"]
     for _ in range(rng.randrange(1, 25)):
@@ -294,7 +327,9 @@ def _fuzz_lines(rng, valid_only):
             continue
         value = rng.choice(bad_values) if (not valid_only and roll < 0.17) else rng.choice(values + [None])
         if " " in a + b or rng.random() < 0.4:
-            line = f"{a}\t{rng.choice(['', ' ', '  '])}{b}" + ("" if value is None else f"\t{rng.choice(['', ' '])}{value}")
+            line = f"{a}\t{rng.choice(['', ' ', '  '])}{b}" + (
+                "" if value is None else f"\t{rng.choice(['', ' '])}{value}"
+            )
         else:
             line = f"{a}{rng.choice([' ', '  ', ' ' * 3])}{b}" + ("" if value is None else f" {value}")
         if value is not None and rng.random() < 0.1:
@@ -322,12 +357,26 @@ def _printed(graph):
 def _mcl_graph(path, tmp_path):
     """(labels, entries) of a label file as mcl reads it: mcl -write-graph plus mcxload's label table."""
     subprocess.run(
-        ["mcl", str(path), "--abc", "-write-graph", str(tmp_path / "g.mci"), "-o", os.devnull, "-q", "x", "-V", "all"],
-        check=True, capture_output=True,
+        [
+            "mcl",
+            str(path),
+            "--abc",
+            "-write-graph",
+            str(tmp_path / "g.mci"),
+            "-o",
+            os.devnull,
+            "-q",
+            "x",
+            "-V",
+            "all",
+        ],
+        check=True,
+        capture_output=True,
     )
     subprocess.run(
         ["mcxload", "-abc", str(path), "-o", os.devnull, "-write-tab", str(tmp_path / "g.tab")],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     tab = read_tab(tmp_path / "g.tab")
     return [tab[i] for i in range(len(tab))], entries(read_mci(tmp_path / "g.mci"))
@@ -344,7 +393,9 @@ def test_read_abc_fuzzed_files_match_mcl(tmp_path):
 
 
 @needs_mcl
-@pytest.mark.parametrize("path", [IO / "edge.abc", NETWORKS / "procope_conf_krogan.txt.gz"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [IO / "edge.abc", NETWORKS / "procope_conf_krogan.txt.gz"], ids=lambda p: p.name
+)
 def test_read_abc_matches_mcl(tmp_path, path):
     plain = tmp_path / "in.abc"
     plain.write_bytes(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
@@ -380,13 +431,25 @@ def test_domains_round_trip_byte_identical(tmp_path):
 
 
 @needs_mcl
-@pytest.mark.parametrize("path", [NETWORKS / "clusterone_collins2007.txt.gz", IO / "edge.abc"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [NETWORKS / "clusterone_collins2007.txt.gz", IO / "edge.abc"], ids=lambda p: p.name
+)
 def test_write_mci_matches_mcxload_live(tmp_path, path):
     plain = tmp_path / "in.abc"
     plain.write_bytes(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
     subprocess.run(
-        ["mcxload", "-abc", str(plain), "--stream-mirror", "-o", str(tmp_path / "ref.mci"), "-write-tab", str(tmp_path / "ref.tab")],
-        check=True, capture_output=True,
+        [
+            "mcxload",
+            "-abc",
+            str(plain),
+            "--stream-mirror",
+            "-o",
+            str(tmp_path / "ref.mci"),
+            "-write-tab",
+            str(tmp_path / "ref.tab"),
+        ],
+        check=True,
+        capture_output=True,
     )
     write_mci(tmp_path / "mine.mci", read_abc(plain), tab=tmp_path / "mine.tab")
     assert (tmp_path / "mine.mci").read_bytes() == (tmp_path / "ref.mci").read_bytes()
@@ -403,7 +466,12 @@ def test_read_mci_merges_repeats_as_mcl():
     """Within a column listing the first value wins; across listings the larger one."""
     g = read_mci(io.BytesIO(MERGE_CASE.encode()))
     assert entries(g) == {
-        (1, 0): 0.5, (2, 0): 1.0, (0, 1): 3.0, (2, 1): float(np.float32(0.1)), (0, 2): 4.0, (3, 2): 1.0,
+        (1, 0): 0.5,
+        (2, 0): 1.0,
+        (0, 1): 3.0,
+        (2, 1): float(np.float32(0.1)),
+        (0, 2): 4.0,
+        (3, 2): 1.0,
     }
 
 
@@ -412,7 +480,10 @@ def test_read_mci_merges_repeats_as_mcxdump(tmp_path):
     path = tmp_path / "m.mci"
     path.write_text(MERGE_CASE)
     out = subprocess.run(["mcxdump", "-imx", str(path)], check=True, capture_output=True, text=True).stdout
-    ref = {(int(r), int(c)): float(np.float32(float(v))) for c, r, v in (ln.split("\t") for ln in out.splitlines())}
+    ref = {
+        (int(r), int(c)): float(np.float32(float(v)))
+        for c, r, v in (ln.split("\t") for ln in out.splitlines())
+    }
     assert entries(read_mci(path)) == ref
 
 
@@ -445,7 +516,10 @@ def test_read_mci_errors(tmp_path, body, message, line):
         (b"(mclheader\nmcltype matrix\ndimensions 3x2\n)\n(mclmatrix\nbegin\n0 1 $\n)\n", "not a graph"),
         (b"(mclheader\nmcltype matrix\n)\n(mclmatrix\nbegin\n)\n", "dimensions"),
         (b"(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mclfoo\n", "Unknown or repeated section"),
-        (b"(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mcldoms\n1 2 $\n)\n(mclmatrix\nbegin\n)\n", "lists 2 indices"),
+        (
+            b"(mclheader\nmcltype matrix\ndimensions 3x3\n)\n(mcldoms\n1 2 $\n)\n(mclmatrix\nbegin\n)\n",
+            "lists 2 indices",
+        ),
     ],
 )
 def test_read_mci_rejects_what_it_does_not_support(tmp_path, content, message):

@@ -401,7 +401,19 @@ def scan_native(buf, pos, line, pow10):
             return cols, rows, vals, vstat, spans, listing, ne, E_NONE, line, pos, pos
         col, q = _read_index(buf, pos)
         if col < 0:
-            return cols, rows, vals, vstat, spans, listing, ne, E_SYNTAX if col == -1 else E_NEG_INDEX, line, pos, pos + 1
+            return (
+                cols,
+                rows,
+                vals,
+                vstat,
+                spans,
+                listing,
+                ne,
+                E_SYNTAX if col == -1 else E_NEG_INDEX,
+                line,
+                pos,
+                pos + 1,
+            )
         pos, line = _skip_blank(buf, q, line)
         if pos < n and buf[pos] == 58:  # ':' column value, ignored
             pos, line = _skip_blank(buf, pos + 1, line)
@@ -423,7 +435,19 @@ def scan_native(buf, pos, line, pow10):
             r0 = pos
             row, q = _read_index(buf, pos)
             if row < 0:
-                return cols, rows, vals, vstat, spans, listing, ne, E_SYNTAX if row == -1 else E_NEG_INDEX, line, pos, pos + 1
+                return (
+                    cols,
+                    rows,
+                    vals,
+                    vstat,
+                    spans,
+                    listing,
+                    ne,
+                    E_SYNTAX if row == -1 else E_NEG_INDEX,
+                    line,
+                    pos,
+                    pos + 1,
+                )
             pos = q
             st = V_MISSING
             val = 1.0

@@ -109,7 +109,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     >>> read_abc(io.BytesIO(b"protein1 protein2 combined_score\\na b 700\\n"))
     Traceback (most recent call last):
     ...
-    netmcl.exceptions.InputFileError: <stream>, line 1: The third field, ... pass skip_header=True ... Got 'combined_score'.
+    netmcl.exceptions.InputFileError: <stream>, line 1: ... pass skip_header=True ... Got 'combined_score'.
     >>> read_abc(io.BytesIO(b"protein1 protein2 combined_score\\na b 700\\n"), skip_header=True).labels
     ['a', 'b']
     """
@@ -134,7 +134,9 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         value = data[err_lo:err_hi].decode("utf-8", "replace")
         raise InputFileError(name, message, line=int(err_line), value=value[:200])
     if nrec == 0:
-        raise InputFileError(name, "The file has no edges: it is empty or holds only comments and blank lines.")
+        raise InputFileError(
+            name, "The file has no edges: it is empty or holds only comments and blank lines."
+        )
     tokens = spans[:, [0, 2]].ravel()
     token_ends = spans[:, [1, 3]].ravel()
     ids, first = _scan.number_labels(buf, tokens, token_ends)
@@ -147,6 +149,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             name,
         )
     ids = ids.reshape(-1, 2)
-    graph = SparseGraph.from_edges(ids[:, 0], ids[:, 1], values, labels=labels, n=len(labels), symmetrize=symmetrize)
+    graph = SparseGraph.from_edges(
+        ids[:, 0], ids[:, 1], values, labels=labels, n=len(labels), symmetrize=symmetrize
+    )
     log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, nrec, graph.n, graph.nnz)
     return graph

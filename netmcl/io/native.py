@@ -44,7 +44,9 @@ DIGITS = 7
 _ENTRY_ERRORS = {
     _scan.E_SYNTAX: "Expected a node index, '$' (end of column) or ')' (end of matrix) here.",
     _scan.E_NEG_INDEX: "Node indices must not be negative.",
-    _scan.E_EOF: "The file ends inside the matrix; it is truncated (a column must end with '$' and the matrix with ')').",
+    _scan.E_EOF: (
+        "The file ends inside the matrix; it is truncated (a column must end with '$' and the matrix with ')')."
+    ),
     _scan.E_BAD_NUMBER: "A value after ':' must be a decimal number.",
     _scan.E_NONFINITE: "Matrix values must be finite numbers.",
     _scan.E_NEGATIVE: "Matrix values must not be negative: MCL needs similarities >= 0.",
@@ -73,7 +75,9 @@ def _domain(data, start, name):
     end = data.find(b"$", start)
     close = data.find(b")", end + 1) if end >= 0 else -1
     if close < 0:
-        raise InputFileError(name, "A domain section is not closed by '$' and ')'.", line=_line_of(data, start))
+        raise InputFileError(
+            name, "A domain section is not closed by '$' and ')'.", line=_line_of(data, start)
+        )
     tokens = [t.split(b":")[0] for line in data[start:end].split(b"\n") for t in line.split(b"#")[0].split()]
     try:
         ids = np.array([int(t) for t in tokens], dtype=np.int64)
@@ -122,7 +126,9 @@ def _parse_native(data, name):
     dims = header.get(b"dimensions", b"").decode("ascii", "replace")
     n_rows, _, n_cols = dims.partition("x")
     if not (n_rows.isdigit() and n_cols.isdigit()):
-        raise InputFileError(name, "The header must give 'dimensions <rows>x<columns>'.", line=header_line, value=dims)
+        raise InputFileError(
+            name, "The header must give 'dimensions <rows>x<columns>'.", line=header_line, value=dims
+        )
     n_rows, n_cols = int(n_rows), int(n_cols)
     row_ids = col_ids = None
     pos += 1
@@ -150,14 +156,17 @@ def _parse_native(data, name):
             col_ids, pos = _domain(data, nxt + 1, name)
         else:
             raise InputFileError(
-                name, "Unknown or repeated section in an mcl native file.", line=_line_of(data, pos),
+                name,
+                "Unknown or repeated section in an mcl native file.",
+                line=_line_of(data, pos),
                 value=line.decode("utf-8", "replace"),
             )
     canonical = row_ids is None and col_ids is None
     for ids, count, what in ((row_ids, n_rows, "row"), (col_ids, n_cols, "column")):
         if ids is not None and ids.size != count:
             raise InputFileError(
-                name, f"The {what} domain lists {ids.size} indices but the dimensions say {count}.",
+                name,
+                f"The {what} domain lists {ids.size} indices but the dimensions say {count}.",
                 line=header_line,
             )
     row_ids = np.arange(n_rows, dtype=np.int64) if row_ids is None else row_ids
@@ -167,7 +176,14 @@ def _parse_native(data, name):
     cols, rows, vals, vstat, spans, listing, ne, err, err_line, lo, hi = _scan.scan_native(
         buf, pos, _line_of(data, pos), _scan._POW10
     )
-    cols, rows, vals, vstat, spans, listing = cols[:ne], rows[:ne], vals[:ne], vstat[:ne], spans[:ne], listing[:ne]
+    cols, rows, vals, vstat, spans, listing = (
+        cols[:ne],
+        rows[:ne],
+        vals[:ne],
+        vstat[:ne],
+        spans[:ne],
+        listing[:ne],
+    )
     slow = np.flatnonzero(vstat == _scan.V_SLOW)
     if slow.size:
         vals[slow] = [float(data[a:b]) for a, b in spans[slow, 1:3].tolist()]
@@ -177,7 +193,10 @@ def _parse_native(data, name):
             err, err_line, lo, hi = _scan.E_TOO_LARGE, _line_of(data, spans[k, 1]), spans[k, 1], spans[k, 2]
     if err != _scan.E_NONE:
         raise InputFileError(
-            name, _ENTRY_ERRORS[err], line=int(err_line), value=data[lo:max(hi, lo + 1)].decode("utf-8", "replace")[:80]
+            name,
+            _ENTRY_ERRORS[err],
+            line=int(err_line),
+            value=data[lo : max(hi, lo + 1)].decode("utf-8", "replace")[:80],
         )
     keep = vals != 0.0
     cols, rows, vals, spans, listing = cols[keep], rows[keep], vals[keep], spans[keep], listing[keep]
@@ -213,7 +232,10 @@ def _merge_entries(cols, rows, vals, listing):
         first_in_listing = new_pair.copy()
         first_in_listing[1:] |= listing[1:] != listing[:-1]
         cols, rows, vals, new_pair = (
-            cols[first_in_listing], rows[first_in_listing], vals[first_in_listing], new_pair[first_in_listing]
+            cols[first_in_listing],
+            rows[first_in_listing],
+            vals[first_in_listing],
+            new_pair[first_in_listing],
         )
         starts = np.flatnonzero(new_pair)
         vals = np.maximum.reduceat(vals, starts)
@@ -302,6 +324,13 @@ def read_mci(path, *, tab=None):
         outside the domain, a value that is not a finite, non-negative
         number, or a truncated file; with the line and the offending text.
 
+    Notes
+    -----
+    mcl reports indices outside the domain and goes on without them;
+    netmcl stops, since such a file is damaged.  mcl also accepts negative
+    or non-finite values, which make the MCL process meaningless; netmcl
+    refuses them.  Binary matrices (``mcxconvert``) are not read.
+
     Examples
     --------
     >>> import io
@@ -376,7 +405,6 @@ def _vector_text(vid, tokens, lead):
 def _write_native(fh, n_rows, n_cols, columns, *, row_ids=None, col_ids=None, graph=False):
     """Write a native matrix: `columns` is a list of (column id, list of entry strings) for non-empty columns."""
     rows_canonical = row_ids is None
-    cols_canonical = col_ids is None
     max_row = n_rows - 1 if rows_canonical else int(row_ids[-1]) if len(row_ids) else -1
     lead = _lead_width(max(max_row, 0))
     fh.write(f"(mclheader\nmcltype matrix\ndimensions {n_rows}x{n_cols}\n)\n")
@@ -443,13 +471,12 @@ def write_mci(path, graph, *, tab=None):
         lo, hi = m.indptr[j], m.indptr[j + 1]
         if hi > lo:
             tokens = [
-                f" {id_list[r]}:{float(v):.{DIGITS}g}" for r, v in zip(m.indices[lo:hi].tolist(), m.data[lo:hi].tolist())
+                f" {id_list[r]}:{float(v):.{DIGITS}g}"
+                for r, v in zip(m.indices[lo:hi].tolist(), m.data[lo:hi].tolist())
             ]
             columns.append((id_list[j], tokens))
     with atomic_write(path) as fh:
-        _write_native(
-            fh, ids.size, ids.size, columns, row_ids=None if canonical else sorted_ids, graph=True
-        )
+        _write_native(fh, ids.size, ids.size, columns, row_ids=None if canonical else sorted_ids, graph=True)
     if tab is not None:
         write_tab(tab, [graph.labels[k] for k in order.tolist()], id_list)
 
