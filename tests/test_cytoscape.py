@@ -313,3 +313,11 @@ def test_tutorial_runs_and_pushes_the_yeast_network(cytoscape, tmp_path, monkeyp
     assert None not in clusters and len(set(clusters)) == 300
     assert net.style == "netmcl Collins 2007 yeast PPI"
     assert net.layouts[-1] == ("attributes-layout", {"nodeAttribute": "mcl_cluster"})
+
+
+def test_quiet_py4cytoscape_refuses_once_py4cytoscape_is_imported():
+    import py4cytoscape  # noqa: F401  (already imported by the pushes above, or now)
+
+    with pytest.raises(netmcl.NetmclError, match="call quiet_py4cytoscape\\(\\) before the first import"):
+        quiet_py4cytoscape()
+    assert os.environ["PY4CYTOSCAPE_MODEL_PROPAGATION_SECS"] == "0"

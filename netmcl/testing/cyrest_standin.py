@@ -28,10 +28,13 @@ Examples
 import json
 import os
 import re
+import sys
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from ..exceptions import NetmclError
 
 __all__ = ["CyRESTStandIn", "StandInNetwork", "StandInTable", "StandInStyle", "quiet_py4cytoscape", "COMMANDS"]
 
@@ -106,13 +109,11 @@ def quiet_py4cytoscape(log_dir=None):
 
     Raises
     ------
-    RuntimeError
+    NetmclError
         If py4cytoscape is already imported (the settings would be ignored).
     """
-    import sys
-
     if "py4cytoscape" in sys.modules:
-        raise RuntimeError(
+        raise NetmclError(
             "py4cytoscape is already imported, so it would ignore these settings; "
             "call quiet_py4cytoscape() before the first import of py4cytoscape."
         )
