@@ -320,4 +320,3 @@ def test_quiet_py4cytoscape_refuses_once_py4cytoscape_is_imported():
 
     with pytest.raises(netmcl.NetmclError, match="call quiet_py4cytoscape\\(\\) before the first import"):
         quiet_py4cytoscape()
-    assert os.environ["PY4CYTOSCAPE_MODEL_PROPAGATION_SECS"] == "0"
