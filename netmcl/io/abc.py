@@ -129,7 +129,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             err, err_line, err_lo, err_hi = _scan.E_TOO_LARGE, int(linenos[k]), spans[k, 4], spans[k, 5]
     if err != _scan.E_NONE:
         message = _MESSAGES[err]
-        if err == _scan.E_BAD_NUMBER and err_line == first_line:
+        if err == _scan.E_BAD_NUMBER and err_line == first_line and not skip_header:
             message += _HEADER_HINT
         value = data[err_lo:err_hi].decode("utf-8", "replace")
         raise InputFileError(name, message, line=int(err_line), value=value[:200])
