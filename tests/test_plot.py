@@ -214,3 +214,16 @@ def test_cli_plot_writes_the_picture_after_the_clusters(tmp_path):
     assert _count(pixels, PALETTE[0]) > 100 and _count(pixels, PALETTE[1]) > 100
     assert cli.main([str(graph), "--abc", "-o", str(out), "--plot", str(tmp_path / "g.nope")]) == 1
     assert not (tmp_path / "g.nope").exists() and out.exists()
+
+
+def test_cli_plot_without_matplotlib_says_which_extra(tmp_path, monkeypatch, capsys):
+    from netmcl import cli
+
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    graph = tmp_path / "g.abc"
+    graph.write_text("a\tb\t1\nb\tc\t1\n")
+    out = tmp_path / "out.txt"
+    assert cli.main([str(graph), "--abc", "-o", str(out), "--plot", str(tmp_path / "g.png")]) == 1
+    assert out.read_text() == "a\tb\tc\n" and not (tmp_path / "g.png").exists()
+    err = capsys.readouterr().err
+    assert "--plot failed" in err and "pip install 'netmcl[plot]'" in err and "clusters were written" in err
