@@ -228,6 +228,13 @@ def test_read_abc_errors_name_line_and_value(tmp_path, text, line, kind, value):
     assert "\n" not in message
 
 
+def test_comma_separated_files_get_a_hint(tmp_path):
+    path = tmp_path / "ppi.csv"
+    path.write_text("YIL033C,YJL164C\n")
+    with pytest.raises(InputFileError, match=r"line 1: .*single field.*contains a comma.*Got 'YIL033C,YJL164C'"):
+        read_abc(path)
+
+
 def test_header_line_error_suggests_skip_header(tmp_path):
     path = tmp_path / "links.txt"
     path.write_text("# STRING export\nprotein1 protein2 combined_score\n9606.A 9606.B 700\n")

@@ -15,6 +15,10 @@ log = logging.getLogger("netmcl")
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 
+_COMMA_HINT = (
+    " It contains a comma: separate fields by TABs or blanks (for a CSV file: tr ',' '\\t' < in > out) "
+    "and write decimals with a point."
+)
 _HEADER_HINT = " If the first line is a header, pass skip_header=True (--skip-header on the command line)."
 
 _MESSAGES = {
@@ -128,10 +132,12 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             k = int(too_large[0])
             err, err_line, err_lo, err_hi = _scan.E_TOO_LARGE, int(linenos[k]), spans[k, 4], spans[k, 5]
     if err != _scan.E_NONE:
+        value = data[err_lo:err_hi].decode("utf-8", "replace")
         message = _MESSAGES[err]
         if err == _scan.E_BAD_NUMBER and err_line == first_line and not skip_header:
             message += _HEADER_HINT
-        value = data[err_lo:err_hi].decode("utf-8", "replace")
+        if "," in value:
+            message += _COMMA_HINT
         raise InputFileError(name, message, line=int(err_line), value=value[:200])
     if nrec == 0:
         raise InputFileError(
