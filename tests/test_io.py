@@ -235,6 +235,11 @@ def test_comma_separated_files_get_a_hint(tmp_path):
         read_abc(path)
 
 
+def test_native_matrix_read_as_labels_gets_a_hint():
+    with pytest.raises(InputFileError, match=r"line 1: .*native matrix: read it with read_mci"):
+        read_abc(IO / "random40.mci")
+
+
 def test_header_line_error_suggests_skip_header(tmp_path):
     path = tmp_path / "links.txt"
     path.write_text("# STRING export\nprotein1 protein2 combined_score\n9606.A 9606.B 700\n")

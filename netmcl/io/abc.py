@@ -138,6 +138,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             message += _HEADER_HINT
         if "," in value:
             message += _COMMA_HINT
+        if b"(mclheader" in data[:65536]:
+            message += " This looks like an mcl native matrix: read it with read_mci (no --abc)."
         raise InputFileError(name, message, line=int(err_line), value=value[:200])
     if nrec == 0:
         raise InputFileError(
