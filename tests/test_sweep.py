@@ -120,7 +120,6 @@ def test_errors(tmp_path, capsys):
 
 def test_tutorial_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.argv", ["02_string_sweep_complexes.py"])
     runpy.run_path(str(ROOT / "tutorials" / "02_string_sweep_complexes.py"), run_name="__main__")
     out = capsys.readouterr().out
     assert (tmp_path / "string_clusters.tsv").exists() and (tmp_path / "yeast_sweep.tsv").exists()

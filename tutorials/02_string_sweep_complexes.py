@@ -6,24 +6,22 @@
 # yeast network that ships with netmcl, how many known protein complexes
 # (CYC2008) the clusters recover.
 #
-# Run it as a script (``python tutorials/02_string_sweep_complexes.py
-# [LINKS [INFO]]``) or open it as a notebook (``jupytext --to notebook``).
-# Without arguments it reads the STRING sample of netmcl's tests (461 human
-# proteins, real STRING scores); give it your own ``protein.links`` file
-# (e.g. ``9606.protein.links.v12.0.txt.gz`` from string-db.org) and
-# ``protein.info`` file to cluster those.  Tables are written to the current
+# Run it as a script (``python tutorials/02_string_sweep_complexes.py``) or
+# open it as a notebook (``jupytext --to notebook``).  It reads the STRING
+# sample of netmcl's tests (461 human proteins, real STRING scores); put
+# your own ``protein.links`` and ``protein.info`` files (e.g.
+# ``9606.protein.links.v12.0.txt.gz`` from string-db.org) in ``links`` and
+# ``info`` below to cluster those.  Tables are written to the current
 # directory; they need ``pip install 'netmcl[tables]'`` (pandas).
 
 # %%
-import sys
 from pathlib import Path
 
 import netmcl
 
 SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "string"
-args = [a for a in sys.argv[1:] if not a.startswith("-")] if __name__ == "__main__" else []
-links = args[0] if args else SAMPLE / "9606.protein.links.sample.txt.gz"
-info = args[1] if len(args) > 1 else SAMPLE / "9606.protein.info.sample.txt.gz"
+links = SAMPLE / "9606.protein.links.sample.txt.gz"
+info = SAMPLE / "9606.protein.info.sample.txt.gz"
 
 # %% [markdown]
 # ## Reading STRING
