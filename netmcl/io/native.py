@@ -272,8 +272,17 @@ def read_tab(path):
     return tab
 
 
-def write_tab(path, labels, ids=None):
+def write_tab(path, labels, *, ids=None):
     """Write an mcl label table: ``<index><TAB><label>`` per node.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or text file object
+        Written atomically; ``"-"`` is standard output.
+    labels : sequence
+        The labels, in node order.
+    ids : sequence of int, optional
+        The node indices (default ``0 .. len(labels) - 1``).
 
     Examples
     --------
@@ -478,7 +487,7 @@ def write_mci(path, graph, *, tab=None):
     with atomic_write(path) as fh:
         _write_native(fh, ids.size, ids.size, columns, row_ids=None if canonical else sorted_ids, graph=True)
     if tab is not None:
-        write_tab(tab, [graph.labels[k] for k in order.tolist()], id_list)
+        write_tab(tab, [graph.labels[k] for k in order.tolist()], ids=id_list)
 
 
 def read_native_clustering(path):
