@@ -11,6 +11,7 @@ error (``netmcl: error: ...``); an output file is never left half-written.
 """
 
 import argparse
+import difflib
 import importlib
 import inspect
 import logging
@@ -333,6 +334,8 @@ def _mcl_kwargs(args):
 
 def _read_graph(args):
     if args.abc:
+        if args.use_tab is not None:
+            raise ParameterError("-use-tab gives labels to a native matrix; a label file (--abc) has its own.")
         return read_abc(args.file, skip_header=args.skip_header)
     if args.skip_header:
         raise ParameterError("--skip-header applies to label files; add --abc.")
@@ -473,8 +476,11 @@ def main(argv=None):
         args, unknown = parser.parse_known_args(argv)
         if unknown:
             flags = [a for a in unknown if a.startswith("-") and a != "-"]
-            what = f"unknown option {flags[0]}" if flags else f"unexpected argument {unknown[0]!r}"
-            raise _UsageError(what)
+            if not flags:
+                raise _UsageError(f"unexpected argument {unknown[0]!r}")
+            known = [s for action in parser._actions for s in action.option_strings]
+            close = difflib.get_close_matches(flags[0].split("=")[0], known, n=1)
+            raise _UsageError(f"unknown option {flags[0]}" + (f" (did you mean {close[0]}?)" if close else ""))
         logger, handler, previous = _log_handler(args)
         try:
             return _run(args)

@@ -325,6 +325,8 @@ ERROR_CASES = {
         lambda d: [IO / "edge.abc", "--abc", "-frobnicate", "3"],
         ["unknown option -frobnicate", "--help"],
     ),
+    "misspelt flag": (lambda d: [IO / "edge.abc", "--abs"], ["unknown option --abs (did you mean --abc?)"]),
+    "tab with labels": (lambda d: [IO / "edge.abc", "--abc", "-use-tab", IO / "random40.tab"], ["-use-tab"]),
     "bad number": (lambda d: [IO / "edge.abc", "--abc", "-I", "two"], ["-I", "'two'", "--help"]),
     "bad choice": (lambda d: [IO / "edge.abc", "--abc", "-overlap", "merge"], ["-overlap", "merge"]),
     "label file without --abc": (lambda d: [IO / "edge.abc"], ["edge.abc", "--abc"]),
