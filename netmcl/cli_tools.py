@@ -238,7 +238,11 @@ def _info(argv):
         try:
             q = quality(graph, read_clusters(path))
         except NetmclError as exc:
-            raise type(exc)(f"{path}: {exc}") from None
+            hint = ""
+            if isinstance(exc, ParameterError) and args.use_tab is None and graph.n and isinstance(graph.labels[0], int):
+                hint = (" GRAPH is a native matrix with numbered nodes: give its label table with -use-tab "
+                        "to read label clusterings.")
+            raise type(exc)(f"{path}: {exc}{hint}") from None
         lines.append(info_line(q, path))
     with atomic_write(args.output) as fh:
         fh.write("===\n".join(line + "\n" for line in lines))

@@ -276,3 +276,11 @@ def test_cli_errors(tmp_path, capsys):
     assert dist_main([str(a)]) == 2
     assert info_main([str(tmp_path / "missing.abc"), str(a)]) == 1
     assert "No such file" in capsys.readouterr().err
+    mci = tmp_path / "g.mci"
+    mci.write_text("(mclheader\nmcltype matrix\ndimensions 2x2\n)\n(mclmatrix\nbegin\n0 1 $\n1 0 $\n)\n")
+    assert info_main([str(mci), str(a)]) == 1
+    assert "-use-tab" in capsys.readouterr().err
+    tab = tmp_path / "g.tab"
+    tab.write_text("0\tx\n1\ty\n")
+    assert info_main([str(mci), "-use-tab", str(tab), str(a)]) == 0
+    assert capsys.readouterr().out.startswith("eff=1.00000 mod=0.00000")
