@@ -480,7 +480,7 @@ def split_join_distance(a, b):
     >>> split_join_distance([[1, 2, 3, 4], [5, 6]], [[1, 2], [3, 4], [5, 6]])
     Distance(total=2, d1=2, d2=0)
     """
-    table, sizes_a, sizes_b = _contingency(a, b)
+    table, sizes_a, _ = _contingency(a, b)
     n = int(sizes_a.sum())
     d1 = n - int(table.max(axis=1).toarray().sum()) if table.shape[0] else 0
     d2 = n - int(table.max(axis=0).toarray().sum()) if table.shape[1] else 0
@@ -539,8 +539,8 @@ def mirkin_distance(a, b):
     """
     table, sizes_a, sizes_b = _contingency(a, b)
     meet = float((table.data**2).sum())
-    d1 = int(round(float((sizes_a**2).sum()) - meet))
-    d2 = int(round(float((sizes_b**2).sum()) - meet))
+    d1 = round(float((sizes_a**2).sum()) - meet)
+    d2 = round(float((sizes_b**2).sum()) - meet)
     return Distance(d1 + d2, d1, d2)
 
 

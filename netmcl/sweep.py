@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from tqdm.auto import tqdm
 
-from .analysis import compare_to_complexes, quality, split_join_distance
 from .adapters import to_sparse_graph
+from .analysis import compare_to_complexes, quality, split_join_distance
 from .engines import get_engine
 from .exceptions import ParameterError
 from .mcl import cluster_graph

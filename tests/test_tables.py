@@ -13,7 +13,15 @@ import netmcl
 import netmcl.datasets
 from netmcl.adapters.pandas import from_dataframe, from_pandas_edgelist
 from netmcl.exceptions import ParameterError
-from netmcl.io.tables import graph_checksum, run_report, to_frame, write_gml, write_graphml, write_run_report, write_tsv
+from netmcl.io.tables import (
+    graph_checksum,
+    run_report,
+    to_frame,
+    write_gml,
+    write_graphml,
+    write_run_report,
+    write_tsv,
+)
 
 pd = pytest.importorskip("pandas")
 

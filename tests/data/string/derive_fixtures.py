@@ -13,7 +13,6 @@ channels of ``protein.links.full`` are 0 and ``protein.info``'s size and
 annotation are empty.
 """
 
-import csv
 import gzip
 import os
 import sys
@@ -55,15 +54,15 @@ def main(src):
     detailed = ["neighborhood_on_chromosome", "gene_fusion", "phylogenetic_cooccurrence", "coexpression",
                 "experimentally_determined_interaction", "database_annotated", "automated_textmining",
                 "combined_score"]
-    out = ["protein1 protein2 neighborhood fusion cooccurence coexpression experimental database textmining "
-           "combined_score"]
+    out = [("protein1 protein2 neighborhood fusion cooccurence coexpression experimental database textmining "
+            "combined_score")]
     out += [" ".join([r["node1_string_id"], r["node2_string_id"]] + [milli(r[c]) for c in detailed]) for r in small]
     write("9606.protein.links.detailed.sample.txt.gz", "\n".join(out) + "\n")
 
     # protein.links.full: the _transferred channels are not in the exports (0 here)
-    out = ["protein1 protein2 neighborhood neighborhood_transferred fusion cooccurence homology coexpression "
-           "coexpression_transferred experiments experiments_transferred database database_transferred "
-           "textmining textmining_transferred combined_score"]
+    out = [("protein1 protein2 neighborhood neighborhood_transferred fusion cooccurence homology coexpression "
+            "coexpression_transferred experiments experiments_transferred database database_transferred "
+            "textmining textmining_transferred combined_score")]
     for r in small:
         v = {c: milli(r[c]) for c in WEB_CHANNELS}
         out.append(" ".join([
