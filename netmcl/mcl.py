@@ -82,7 +82,7 @@ def start_matrix(graph, params):
         on = m.indices == cols
         m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
     if params.preinflation is not None:
-        inflate_columns(m.indptr, m.data, float(params.preinflation))
+        inflate_columns(m.indptr, m.data, float(np.float32(params.preinflation)))
     normalize_columns(m.indptr, m.data)
     return m
 
@@ -135,20 +135,24 @@ def _prepare(G, weight, symmetrize, kwargs):
 
 
 def inflation_at(params, iteration):
-    """The inflation mcl uses in `iteration` (1-based): x1.001 after each from the 40th.
+    """The inflation mcl uses in `iteration` (1-based).
 
-    Computed by repeated multiplication, as mcl does, so that it is the same double.
+    mcl holds the inflation in a float32 and multiplies it by 1.001 after
+    every iteration from the 40th, rounding to float32 each time; this
+    returns that value (as a Python float).
 
     Examples
     --------
-    >>> p = MclParams()
-    >>> inflation_at(p, 40), inflation_at(p, 41), inflation_at(p, 42) == 2.0 * 1.001 * 1.001
-    (2.0, 2.002, True)
+    >>> p = MclParams.build(inflation=1.4)
+    >>> inflation_at(p, 1)
+    1.399999976158142
+    >>> inflation_at(MclParams(), 40), inflation_at(MclParams(), 41)
+    (2.0, 2.002000093460083)
     """
-    inflation = params.inflation
+    inflation = np.float32(params.inflation)
     for _ in range(BUMP_FROM, iteration):
-        inflation *= 1.001
-    return inflation
+        inflation = np.float32(np.float64(inflation) * 1.001)
+    return float(inflation)
 
 
 def _run(graph, params, engine):

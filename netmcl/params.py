@@ -1,6 +1,8 @@
 """MCL parameters: names users know, each mapped to its mcl flag, validated once."""
 
 import math
+
+import numpy as np
 from dataclasses import asdict, dataclass
 
 from .exceptions import ParameterError
@@ -127,7 +129,9 @@ class MclParams:
         >>> MclParams.build(inflation=1.4, scheme=3).pruning_number
         5000
         >>> MclParams.build(pruning_threshold=0.001).pruning_number
-        1000
+        999
+        >>> MclParams.build(pruning_threshold=0.05).pruning_number  # as mcl: 1 / float32(0.05) < 20
+        19
         """
         inflation = _number("inflation", inflation)
         if inflation <= 1.0:
@@ -148,7 +152,7 @@ class MclParams:
             p = _number("pruning_threshold", pruning_threshold)
             if not 0 < p < 1:
                 _fail("pruning_threshold", "a float in (0, 1)", pruning_threshold)
-            P = int(math.floor(1.0 / p))
+            P = int(math.floor(1.0 / float(np.float32(p))))  # mcl reads -p into a float
         for name, value in (("pruning_number", pruning_number), ("select", select), ("recover", recover)):
             if value is not None:
                 value = _number(name, value, integer=True)

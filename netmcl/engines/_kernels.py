@@ -100,17 +100,8 @@ def _masked_mass(vals, n, bar):
 
 
 @njit(cache=True, nogil=True)
-def _expand_dense(n, indptr, indices, data, j, acc, rows, vals):
-    """Expand column j with float32-rounded products (mcl's dense path).
-
-    The sums live in a dense accumulator and are collected by one scan, as
-    mcl does; sums that are exactly zero are dropped.
-    """
-    for p in range(indptr[j], indptr[j + 1]):
-        k = indices[p]
-        f = data[p]
-        for q in range(indptr[k], indptr[k + 1]):
-            acc[indices[q]] += np.float64(f * data[q])
+def _scan(n, acc, rows, vals):
+    """Move the non-zero sums of acc, ascending, into rows/vals; clear acc."""
     m = 0
     for i in range(n):
         s = acc[i]
@@ -123,30 +114,73 @@ def _expand_dense(n, indptr, indices, data, j, acc, rows, vals):
 
 
 @njit(cache=True, nogil=True)
-def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
-    """Expand column j with exact double products (mcl's sparse path)."""
-    u = 0
-    for p in range(indptr[j], indptr[j + 1]):
-        k = indices[p]
-        f = np.float64(data[p])
-        for q in range(indptr[k], indptr[k + 1]):
-            i = indices[q]
-            prod = f * np.float64(data[q])
-            if mark[i] == 0:
-                mark[i] = 1
-                touched[u] = i
-                u += 1
-                acc[i] = prod
-            else:
-                acc[i] += prod
+def _gather(n, u, acc, touched, rows, vals):
+    """Move the sums of the u touched rows, ascending, into rows/vals; clear acc."""
     touched[:u].sort()
     for t in range(u):
         i = touched[t]
         rows[t] = i
         vals[t] = np.float32(acc[i])
         acc[i] = 0.0
-        mark[i] = 0
     return u
+
+
+@njit(cache=True, nogil=True)
+def _expand_dense(n, indptr, indices, data, j, heavy, acc, touched, rows, vals):
+    """Expand column j with float32-rounded products (mcl's dense path).
+
+    Sums run over k ascending in a double accumulator; sums that are exactly
+    zero are dropped, as in mcl.  A `heavy` column (work of at least half the
+    rows) is accumulated without bookkeeping and collected by one scan;
+    otherwise the rows are listed when first reached -- all weights are
+    positive, so ``acc[i] == 0`` means "not reached yet", and a product that
+    underflows to zero adds nothing -- and sorted.
+    """
+    if heavy:
+        for p in range(indptr[j], indptr[j + 1]):
+            k = indices[p]
+            f = data[p]
+            for q in range(indptr[k], indptr[k + 1]):
+                acc[indices[q]] += np.float64(f * data[q])
+        return _scan(n, acc, rows, vals)
+    u = 0
+    for p in range(indptr[j], indptr[j + 1]):
+        k = indices[p]
+        f = data[p]
+        for q in range(indptr[k], indptr[k + 1]):
+            i = indices[q]
+            prod = np.float64(f * data[q])
+            a = acc[i]
+            if a == 0.0 and prod != 0.0:
+                touched[u] = i
+                u += 1
+            acc[i] = a + prod
+    if u * 16 > n:
+        return _scan(n, acc, rows, vals)
+    return _gather(n, u, acc, touched, rows, vals)
+
+
+@njit(cache=True, nogil=True)
+def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
+    """Expand column j with exact double products (mcl's sparse path).
+
+    Every row reached is an entry, even one whose sum rounds to a float32
+    zero (possible when pruning is off and tiny values survive).
+    """
+    u = 0
+    for p in range(indptr[j], indptr[j + 1]):
+        k = indices[p]
+        f = np.float64(data[p])
+        for q in range(indptr[k], indptr[k + 1]):
+            i = indices[q]
+            if mark[i] == 0:
+                mark[i] = 1
+                touched[u] = i
+                u += 1
+            acc[i] += f * np.float64(data[q])
+    for t in range(u):
+        mark[touched[t]] = 0
+    return _gather(n, u, acc, touched, rows, vals)
 
 
 @njit(cache=True, nogil=True)
@@ -231,7 +265,7 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
         if mass_final != 0.0:
             for t in range(m):
                 vals[t] = np.float32(np.float64(vals[t]) / mass_final)
-    chaos = (maxval - center) * n_kept
+    chaos = np.float64(np.float32((maxval - center) * n_kept))  # mcl keeps it as a float
     # ---- inflation --------------------------------------------------------
     if m > 0 and not _inflate_vector(vals, 0, m, inflation):
         stats[STAT_EMPTIED] += 1
@@ -267,7 +301,7 @@ def expand_columns(
     inflation : float
         The inflation applied to the pruned, rescaled column.
     acc, mark, touched : arrays of length n
-        Scratch: float64 zeros, uint8 zeros, int32 (returned zeroed).
+        Scratch: float64 zeros, uint8 zeros (both returned zeroed), int32.
 
     Returns
     -------
@@ -276,7 +310,7 @@ def expand_columns(
     out_idx, out_val : arrays
         The kept entries, column after column, rows ascending.
     chaos : float
-        The largest chaos of the columns.
+        The largest chaos of the columns (-inf for no column).
     stats : float64 array
         Counters, see the ``STAT_*`` slots.
     """
@@ -288,7 +322,7 @@ def expand_columns(
     n_out = 0
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
-    chaos_max = 0.0
+    chaos_max = -np.inf  # mcl's maximum can be negative: (max - sum of squares) < 0
     vals = np.empty(n, dtype=np.float32)
     rows = np.empty(n, dtype=np.int32)
     scratch = np.empty(n, dtype=np.float32)
@@ -298,9 +332,11 @@ def expand_columns(
         for p in range(indptr[j], indptr[j + 1]):
             k = indices[p]
             flops += indptr[k + 1] - indptr[k]
-        if flops * 10 >= n_rule:  # mcl's rule for its dense product path
+        dense_path = flops * 10 >= n_rule  # mcl's rule for its dense product path
+        if dense_path:
             stats[STAT_DENSE_PATH] += 1
-            m = _expand_dense(n, indptr, indices, data, j, acc, rows, vals)
+        if dense_path:
+            m = _expand_dense(n, indptr, indices, data, j, flops * 2 >= n, acc, touched, rows, vals)
         else:
             m = _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals)
         m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)

@@ -29,7 +29,7 @@ __all__ = ["CpuEngine", "parse_memory"]
 
 #: bytes per stored entry of an iterand (int32 row + float32 value)
 ENTRY_BYTES = 8
-#: bytes of per-thread scratch per node (accumulator, marks, row lists, values)
+#: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
 SCRATCH_BYTES_PER_NODE = 8 + 1 + 4 + 4 + 4 + 4 + 1
 
 
@@ -184,7 +184,7 @@ class CpuEngine(Engine):
         filled = 0
         total = np.zeros(K.N_STATS)
         total[K.STAT_MIN_MASS] = np.inf
-        chaos = 0.0
+        chaos = -np.inf
         pool = ThreadPoolExecutor(max_workers=self.threads) if self.threads > 1 else None
         try:
             for chunks in phases:
@@ -210,7 +210,7 @@ class CpuEngine(Engine):
         self._indices = out_idx[:filled].copy() if filled < out_idx.size // 2 else out_idx[:filled]
         self._data = out_val[:filled].copy() if filled < out_val.size // 2 else out_val[:filled]
         return IterationStats(
-            chaos=chaos,
+            chaos=chaos if self.n else 0.0,
             expanded=int(total[K.STAT_EXPANDED]),
             kept=int(total[K.STAT_KEPT]),
             recovered=int(total[K.STAT_RECOVER]),
