@@ -363,16 +363,26 @@ def run_dataset(dataset, path, args, runs, log):
                             kill_above_bytes=args.kill_above * 2**30, env=child_env(threads))
                 record = {"input": dataset.name, "engine": engine, "threads": threads, "rep": rep,
                           "command": _display(cmd), **m.__dict__}
-                if m.status == "ok" and out.exists():
+                if m.status == "ok" and not out.exists():
+                    record["status"] = "failed"
+                if record["status"] == "ok":
                     record["output"] = str(out)
                     record["output_sha256"] = _sha256(out)
                 else:
-                    record["error"] = last_line(m.log)
+                    record["error"] = _failure_text(record["status"], m, args)
                     if engine == "markov_clustering":
                         dead.add(engine)
                 runs.append(record)
                 log(f"  {dataset.name:14s} te{threads} rep{rep} {engine:17s} {m.status:7s} "
                     f"{m.wall_s:8.2f} s {m.peak_rss_mb:8.0f} MB cpu {m.cpu_s:8.2f} s")
+
+
+def _failure_text(status, m, args):
+    if status == "timeout":
+        return f"did not finish in {args.timeout:g} s"
+    if status == "memory":
+        return f"memory blow-up: killed above {args.kill_above:g} GB"
+    return f"exit status {m.returncode}: {last_line(m.log) or 'no output file'}"
 
 
 def summarise(runs):
@@ -385,7 +395,7 @@ def summarise(runs):
         ok = [r for r in group if r["status"] == "ok"]
         row = {"input": name, "threads": threads, "engine": engine, "runs": len(group), "ok": len(ok),
                "walls": [round(r["wall_s"], 2) for r in ok],
-               "failure": next((f"{r['status']}: {r.get('error', '')}" for r in group if r["status"] != "ok"), None),
+               "failure": next((r["error"] for r in group if r["status"] != "ok"), None),
                "stable": len({r.get("output_sha256") for r in ok}) <= 1}
         if ok:
             row["wall_s"] = statistics.median(r["wall_s"] for r in ok)
@@ -395,11 +405,12 @@ def summarise(runs):
         rows.append(row)
     index = {(r["input"], r["threads"], r["engine"]): r for r in rows}
     for row in rows:
-        ref = index.get((row["input"], row["threads"], "mcl")) or index.get((row["input"], 1, "mcl"))
+        ref = index.get((row["input"], row["threads"], "mcl"))
         if row["engine"] == "mcl" or not ref or "wall_s" not in ref or "wall_s" not in row:
             continue
         row["time_ratio"] = row["wall_s"] / ref["wall_s"]
         row["mem_ratio"] = row["peak_rss_mb"] / ref["peak_rss_mb"]
+        row["cpu_ratio"] = row["cpu_s"] / ref["cpu_s"]
         row["vs_mcl"] = compare(row.get("output"), ref.get("output"))
         pairs = _pair_ratios(runs, row, ref)
         if pairs:
@@ -506,11 +517,11 @@ def render_section(name, context, inputs, rows, warmups, consistency):
         if "prepare_peak_rss_mb" in meta:
             prep += f", {meta['prepare_peak_rss_mb']} MB peak"
         lines.append(f"| {name_} | {meta['nodes']:,} | {meta['edges']:,} | {desc} | {prep} |")
-    lines += ["", "| input | T | engine | wall s (median) | runs s | ×mcl (pairs) | CPU s | peak RSS MB | "
+    lines += ["", "| input | T | engine | wall s (median) | runs s | ×mcl (pairs) | CPU s (×mcl) | peak RSS MB | "
               "×mcl | clusters | same as mcl |", "|---|---:|---|---:|---|---|---:|---:|---:|---:|---|"]
     for row in rows:
         if "wall_s" not in row:
-            lines.append(f"| {row['input']} | {row['threads']} | {row['engine']} | did not finish "
+            lines.append(f"| {row['input']} | {row['threads']} | {row['engine']} | – "
                          f"| {row['failure']} | | | | | | |")
             continue
         pairs = row.get("pair_ratios")
@@ -530,9 +541,10 @@ def render_section(name, context, inputs, rows, warmups, consistency):
         if row["ok"] < row["runs"]:
             same += f"; {row['runs'] - row['ok']} run(s) failed: {row['failure']}"
         clusters = len(read_clusters(row["output"]))
+        cpu = f"{row['cpu_s']:.2f}" + (f" ({row['cpu_ratio']:.2f})" if "cpu_ratio" in row else "")
         lines.append(
             f"| {row['input']} | {row['threads']} | {row['engine']} | {row['wall_s']:.2f} | "
-            f"{' '.join(f'{w:.2f}' for w in row['walls'])} | {ratio} | {row['cpu_s']:.2f} | "
+            f"{' '.join(f'{w:.2f}' for w in row['walls'])} | {ratio} | {cpu} | "
             f"{row['peak_rss_mb']:.0f} | {_fmt(row.get('mem_ratio'), '.2f')} | {clusters:,} | {same} |")
     if len(context["threads"]) > 1:
         lines += ["", "Same cluster file at every thread count and repetition: " + "; ".join(
@@ -544,7 +556,7 @@ def render_section(name, context, inputs, rows, warmups, consistency):
                   "| input | T | time ≤ 0.5× | memory ≤ 1× | identical |", "|---|---:|---|---|---|"]
         for row in target_rows:
             if "time_ratio" not in row:
-                lines.append(f"| {row['input']} | {row['threads']} | **no** (did not finish) | – | – |")
+                lines.append(f"| {row['input']} | {row['threads']} | **no** ({row['failure']}) | – | – |")
                 continue
             cmp_ = row.get("vs_mcl") or {}
             lines.append(f"| {row['input']} | {row['threads']} | {_mark(row['time_ratio'] <= 0.5)} "
@@ -561,16 +573,27 @@ harness and is replaced when the harness runs again with the same `--section` na
 """
 
 
+def report(output, record):
+    """Write the section of one harness run (as saved in its JSON) into ``output``."""
+    runs = record["runs"]
+    warmups = {k: Measurement(**v) for k, v in record["warmups"].items()}
+    text = render_section(record["section"], record["context"], record["inputs"], summarise(runs), warmups,
+                          thread_consistency(runs))
+    write_results(output, record["section"], text)
+
+
 def write_results(path, name, text):
     """Replace the section called ``name`` in ``path`` (or append it), atomically."""
     path = Path(path)
     old = path.read_text() if path.exists() else RESULTS_HEADER
     pattern = re.compile(rf"<!-- section: {re.escape(name)} -->.*?<!-- /section: {re.escape(name)} -->\n*",
                          re.DOTALL)
+    block = text.strip("\n") + "\n\n"
     if pattern.search(old):
-        new = pattern.sub(lambda _: text, old, count=1)
+        new = pattern.sub(lambda _: block, old, count=1)
     else:
-        new = old.rstrip("\n") + "\n\n" + text
+        new = old.rstrip("\n") + "\n\n" + block
+    new = new.rstrip("\n") + "\n"
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     tmp.write_text(new)
     os.replace(tmp, path)
@@ -622,6 +645,8 @@ def parse_args(argv):
     parser.add_argument("--note", action="append", default=[], help="a note to print with the results (repeatable)")
     parser.add_argument("--refresh", action="store_true", help="prepare the inputs again even if cached")
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first netmcl run")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="run nothing: write the section of an earlier run from its work/results/*.json")
     parser.add_argument("--dry-run", action="store_true", help="prepare nothing, run nothing: print the commands")
     args = parser.parse_args(argv)
     huge = args.huge
@@ -641,6 +666,11 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.from_json:
+        record = json.loads(Path(args.from_json).read_text())
+        report(args.output, record)
+        print(f"wrote section '{record['section']}' to {args.output}")
+        return 0
     datasets = select(args)
 
     def log(message):
@@ -682,15 +712,13 @@ def main(argv=None):
         log(f"running {d.name} ...")
         run_dataset(d, path, args, runs, log)
     context["load_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    rows = summarise(runs)
+    record = {"section": name, "context": context, "inputs": inputs,
+              "warmups": {k: m.__dict__ for k, m in warmups.items()}, "runs": runs}
     results_dir = WORK / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
-    (results_dir / f"{slug}.json").write_text(json.dumps(
-        {"section": name, "context": context, "inputs": inputs, "warmups": {k: m.__dict__ for k, m in warmups.items()},
-         "runs": runs, "rows": rows}, indent=1, default=str))
-    consistency = thread_consistency(runs)
-    write_results(args.output, name, render_section(name, context, inputs, rows, warmups, consistency))
+    (results_dir / f"{slug}.json").write_text(json.dumps(record, indent=1))
+    report(args.output, record)
     log(f"wrote section '{name}' to {args.output}")
     return 0
 
