@@ -477,9 +477,13 @@ def versions(args):
 
 
 def git_state():
+    """Short commit, and how many files that shape the figures (the package, the
+    benchmarks, pyproject.toml) differ from it, untracked ones included."""
     commit = _run_text(["git", "rev-parse", "--short", "HEAD"]) or "unknown"
-    dirty = _run_text(["git", "status", "--porcelain", "--untracked-files=no"])
-    return commit + (f" (dirty: {len(dirty.splitlines())} modified tracked files)" if dirty else "")
+    changed = _run_text(["git", "status", "--porcelain", "--", "netmcl", "benchmarks", "pyproject.toml"])
+    count = len(changed.splitlines())
+    return commit + (f" (dirty: {count} changed or untracked files in netmcl/, benchmarks/, pyproject.toml)"
+                     if count else "")
 
 
 def _fmt(value, spec, missing="–"):
@@ -511,7 +515,7 @@ def render_section(name, context, inputs, rows, warmups, consistency):
         lines += ["", "Not in the medians (netmcl on gen-1k before the timed runs, filling numba's cache; "
                   "and the start-up cost inside every netmcl run): "
                   + "; ".join(f"{label}: {m.wall_s:.2f} s, {m.peak_rss_mb:.0f} MB peak" for label, m in warmups.items())]
-    lines += ["", "| input | nodes | edges | description | prepared in |", "|---|---:|---:|---|---|"]
+    lines += ["", "| input | nodes | lines | description | prepared in |", "|---|---:|---:|---|---|"]
     for name_, meta, desc in inputs:
         prep = f"{meta.get('prepare_wall_s', '?')} s"
         if "prepare_peak_rss_mb" in meta:
