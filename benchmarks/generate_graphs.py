@@ -37,6 +37,7 @@ python benchmarks/generate_graphs.py --nodes 1000000 --edges 20000000 -o big.abc
 
 import argparse
 import contextlib
+import functools
 import gzip
 import json
 import math
@@ -186,7 +187,7 @@ def generate(
     def background_pairs(k):
         return _stub_pairs(rng, stub_node, np.zeros(k, np.int64), np.full(k, stub_node.size), k)
 
-    n_community = int(round((1.0 - mixing) * edges))
+    n_community = round((1.0 - mixing) * edges)
     inner = _distinct_pairs(rng, community_pairs, n_community, nodes, np.empty(0, np.int64))
     outer = _distinct_pairs(rng, background_pairs, edges - n_community, nodes, np.sort(inner))
     if string_scores:
@@ -223,12 +224,9 @@ def _atomic_text(path):
     """A text file (gzip-compressed when ``path`` ends in .gz) written under a
     temporary name and moved onto ``path`` only when complete."""
     tmp = f"{path}.tmp{os.getpid()}"
+    opener = functools.partial(gzip.open, compresslevel=3) if str(path).endswith(".gz") else open
     try:
-        if str(path).endswith(".gz"):
-            handle = gzip.open(tmp, "wt", compresslevel=3, encoding="ascii", newline="\n")
-        else:
-            handle = open(tmp, "w", encoding="ascii", newline="\n")
-        with handle:
+        with opener(tmp, "wt", encoding="ascii", newline="\n") as handle:
             yield handle
         os.replace(tmp, path)
     finally:

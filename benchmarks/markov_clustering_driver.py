@@ -80,10 +80,13 @@ def main(argv=None):
     clusters = [sorted(c) for c in markov_clustering.get_clusters(result)]
     clusters.sort(key=lambda c: (-len(c), c))
     tmp = f"{args.output}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as out:
-        for cluster in clusters:
-            out.write("\t".join(labels[i] for i in cluster) + "\n")
-    os.replace(tmp, args.output)
+    try:
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.writelines("\t".join(labels[i] for i in cluster) + "\n" for cluster in clusters)
+        os.replace(tmp, args.output)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 if __name__ == "__main__":

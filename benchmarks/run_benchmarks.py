@@ -461,7 +461,7 @@ def machine_info():
 
 def _run_text(cmd):
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=60).stdout.strip()
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=60, check=False).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
 
@@ -500,16 +500,16 @@ def render_section(name, context, inputs, rows, warmups, consistency):
     lines += [
         f"- Date: {context['date']}",
         f"- Commit: {context['commit']}",
-        f"- Machine: {m['cpu']}, {m['logical_cpus']} logical CPUs ({m['usable_cpus']} usable), "
-        f"{m['ram_gb']} GB RAM, {m['platform']}, Python {m['python']}",
+        (f"- Machine: {m['cpu']}, {m['logical_cpus']} logical CPUs ({m['usable_cpus']} usable), "
+         f"{m['ram_gb']} GB RAM, {m['platform']}, Python {m['python']}"),
         f"- Load average at start / end: {context['load_start']} / {context['load_end']}",
         "- Versions: " + ", ".join(f"{k} {v}" for k, v in context["versions"].items()),
-        f"- Harness: `{context['command']}` ({context['repeats']} repetitions, interleaved; "
-        f"timeout {context['timeout']} s; children killed above {context['kill_above']} GB)",
+        (f"- Harness: `{context['command']}` ({context['repeats']} repetitions, interleaved; "
+         f"timeout {context['timeout']} s; children killed above {context['kill_above']} GB)"),
     ]
     lines += [f"- Note: {note}" for note in context["notes"]]
-    lines += ["", "Commands (INPUT, OUT and T filled in per row; thread variables "
-              f"{', '.join(THREAD_VARIABLES)} set to T):", ""]
+    lines += ["", (f"Commands (INPUT, OUT and T filled in per row; thread variables "
+                   f"{', '.join(THREAD_VARIABLES)} set to T):"), ""]
     lines += [f"- {engine}: `{template}`" for engine, template in context["templates"].items()]
     if warmups:
         lines += ["", "Not in the medians (netmcl on gen-1k before the timed runs, filling numba's cache; "
@@ -521,8 +521,8 @@ def render_section(name, context, inputs, rows, warmups, consistency):
         if "prepare_peak_rss_mb" in meta:
             prep += f", {meta['prepare_peak_rss_mb']} MB peak"
         lines.append(f"| {name_} | {meta['nodes']:,} | {meta['edges']:,} | {desc} | {prep} |")
-    lines += ["", "| input | T | engine | wall s (median) | runs s | ×mcl (pairs) | CPU s (×mcl) | peak RSS MB | "
-              "×mcl | clusters | same as mcl |", "|---|---:|---|---:|---|---|---:|---:|---:|---:|---|"]
+    lines += ["", ("| input | T | engine | wall s (median) | runs s | ×mcl (pairs) | CPU s (×mcl) | peak RSS MB | "
+                   "×mcl | clusters | same as mcl |"), "|---|---:|---|---:|---|---|---:|---:|---:|---:|---|"]
     for row in rows:
         if "wall_s" not in row:
             lines.append(f"| {row['input']} | {row['threads']} | {row['engine']} | – "
