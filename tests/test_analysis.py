@@ -173,6 +173,7 @@ def test_single_measures_agree_with_quality():
     assert mass_fraction(G, clusters) == q["mass_fraction"]
     assert area_fraction(clusters) == q["area_fraction"]
     assert size_distribution(clusters)["dgi"] == q["dgi"] == 50
+    assert area_fraction([[v] for c in clusters for v in c]) == 0.0  # clm prints its sentinel -1/(N(N-1))
     # a Clustering straight from netmcl.mcl takes the fast path and gives the same figures
     assert quality(G, netmcl.mcl(G, inflation=3.0, attribute=None)) == q
 
