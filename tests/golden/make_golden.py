@@ -50,7 +50,7 @@ NETWORKS = [
 NETWORK_INFLATIONS = ["1.4", "2", "4", "6"]
 
 #: Families stored gzipped (the others are plain JSON, one case a line).
-GZIPPED = {"random", "networks"}
+GZIPPED = {"random", "networks", "iterands"}
 
 # An iteration line: number, progress dots, chaos, time, hom(avg/lo/hi).  Pruning
 # warnings ("___>" and " ->" lines) may split one such line over many.
@@ -568,6 +568,52 @@ def family_minimal():
     return inputs, _run_cases(inputs, [(name, name, args) for name, (_, args, _) in MINIMAL.items()])
 
 
+#: Runs whose every iterand mcl dumps (``-dump ite``, 7 significant digits):
+#: name -> (label file, mcl arguments).  Iterand 0 is the start matrix.
+ITERAND_RUNS = {
+    "cathat": (CATHAT, []),
+    "triangle_bumped": (circulant(3, [1]), ["--discard-loops=n"]),
+    "circulant11_bumped": (circulant(11, [1, 3]), ["--discard-loops=n"]),
+    "loopy_preinflation": (LOOPY, ["-pi", "1.3", "-I", "1.6"]),
+    "loopy_loop_gain": (LOOPY, ["-c", "0.2", "-pi", "1.2"]),
+    "inflation_1.4": (MINIMAL["inflation_is_float32"][0], ["-I", "1.4"]),
+    "line15_float32_zeros": (line_graph(15), ["-I", "5", "-P", "0", "-S", "0", "-R", "0"]),
+    "planted40_pruned": (random_graph(77, "planted", 40, 6, "unif"), ["-I", "1.4", "-P", "30", "-S", "8", "-R", "12"]),
+}
+
+
+def mcl_iterands(abc, args):
+    """The iterands mcl dumps for a label file: per iterand, per column, {row: value text}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "in.abc"
+        src.write_text(abc)
+        cmd = ["mcl", str(src), "--abc", *args, "-o", "out", "-dump", "ite", "-dump-stem", "x",
+               "-dump-interval", "0:100000"]
+        subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, check=True)
+        iterands = []
+        while (Path(tmp) / f"ite-{len(iterands)}.x").exists():
+            text = (Path(tmp) / f"ite-{len(iterands)}.x").read_text()
+            body = text.split("begin", 1)[1].rsplit(")", 1)[0]
+            columns = {}
+            for entry in body.split("$"):
+                tokens = entry.split()
+                if tokens:
+                    column = tokens[0].split(":")[0]
+                    columns[column] = dict(t.split(":") for t in tokens[1:])
+            iterands.append(columns)
+        return iterands
+
+
+def family_iterands():
+    inputs = {name: {"abc": text} for name, (text, _) in ITERAND_RUNS.items()}
+    cases = _run_cases(inputs, [(name, name, args) for name, (_, args) in ITERAND_RUNS.items()])
+    for case in cases:
+        case["iterands"] = mcl_iterands(*ITERAND_RUNS[case["id"]])
+        if len(case["iterands"]) != case["iterations"] + 1:
+            raise RuntimeError(f"{case['id']}: mcl dumped {len(case['iterands'])} iterands")
+    return inputs, cases
+
+
 FAMILIES = {
     "cathat": family_cathat,
     "lines": family_lines,
@@ -578,6 +624,7 @@ FAMILIES = {
     "native": family_native,
     "networks": family_networks,
     "minimal": family_minimal,
+    "iterands": family_iterands,
 }
 
 
