@@ -79,17 +79,22 @@ def component_groups(matrix, *, group_nodes=GROUP_NODES):
 class _Track:
     """One group of components iterated on its own engine."""
 
-    def __init__(self, nodes, engine, matrix, n_rule):
+    def __init__(self, nodes, engine, matrix, n_rule, done):
         self.nodes = nodes
         self.engine = engine
         engine.load(matrix, n_rule=n_rule)
+        self.done = done  # iterations run before the groups were split
         self.stats = []
         self.fixed = False
 
+    @property
+    def iteration(self):
+        return self.done + len(self.stats)
+
     def advance(self, params, stop_at, *, until_converged, inflation_at, chaos_limit):
         """Iterate up to iteration `stop_at`, or to this group's own convergence."""
-        while len(self.stats) < stop_at:
-            it = len(self.stats) + 1
+        while self.iteration < stop_at:
+            it = self.iteration + 1
             if self.fixed:
                 self.stats.append(dataclasses.replace(self.stats[-1], seconds=0.0))
                 continue
@@ -111,13 +116,13 @@ class _Track:
                 self.fixed = unchanged and (same_next or bool(np.all(after.data == 1.0)))
 
 
-def run_components(start, groups, params, engine, *, inflation_at, chaos_limit):
+def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, done=0):
     """Iterate each group of `groups` separately; return (limit, per-iteration stats).
 
     Parameters
     ----------
     start : scipy.sparse.csc_array
-        The whole start matrix.
+        The whole start matrix, or the iterand after `done` iterations.
     groups : list of numpy.ndarray
         From :func:`component_groups`.
     params : MclParams
@@ -125,13 +130,16 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit):
         Template: groups get engines from ``engine.spawn``.
     inflation_at, chaos_limit
         The loop's inflation schedule and convergence limit.
+    done : int
+        Iterations already run on `start` (none of them converged).
 
     Returns
     -------
     limit : scipy.sparse.csc_array
         The iterand after the whole run's last iteration.
     stats : list of IterationStats
-        Combined over groups: chaos is the maximum, counts are summed.
+        Of the iterations after `done`, combined over groups: chaos is the
+        maximum, counts are summed.
     """
     n = start.shape[0]
     threads = getattr(engine, "threads", 1)
@@ -140,7 +148,7 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit):
     for g, nodes in enumerate(groups):
         alone = big and g == 0
         eng = engine.spawn(threads=threads if alone else 1, share=1 if alone else threads)
-        tracks.append(_Track(nodes, eng, start[nodes][:, nodes], n))
+        tracks.append(_Track(nodes, eng, start[nodes][:, nodes], n, done))
     common = dict(inflation_at=inflation_at, chaos_limit=chaos_limit)
 
     def each(fn):
@@ -156,14 +164,14 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit):
 
     cap = params.max_iterations
     each(lambda t: t.advance(params, cap, until_converged=True, **common))
-    last = max(len(t.stats) for t in tracks)
+    last = max(t.iteration for t in tracks)
     while True:
         each(lambda t: t.advance(params, last, until_converged=False, **common))
-        if last >= cap or max(t.stats[last - 1].chaos for t in tracks) < chaos_limit:
+        if last >= cap or max(t.stats[last - done - 1].chaos for t in tracks) < chaos_limit:
             break
         last += 1
     log.debug("%d component groups, %d iterations", len(tracks), last)
-    stats = [_combine([t.stats[i] for t in tracks]) for i in range(last)]
+    stats = [_combine([t.stats[i] for t in tracks]) for i in range(last - done)]
     return _assemble(tracks, n), stats
 
 

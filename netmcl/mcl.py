@@ -6,6 +6,7 @@ drives the iterations (convergence at chaos < 1e-4, the x1.001 inflation bump
 from iteration 40, the cap) and interprets the limit.
 """
 
+import dataclasses
 import logging
 import time
 import warnings
@@ -153,6 +154,47 @@ def inflation_at(params, iteration):
     for _ in range(BUMP_FROM, iteration):
         inflation = np.float32(np.float64(inflation) * 1.001)
     return float(inflation)
+
+
+def first_expansion(graph, params, engine):
+    """The first iteration up to, not including, its inflation.
+
+    Everything in it -- preprocessing, expansion, pruning, rescaling and the
+    chaos -- is the same for every main inflation, so an inflation sweep
+    computes it once and inflates a copy per inflation with
+    :func:`inflate_first`.
+
+    Returns
+    -------
+    matrix : scipy.sparse.csc_array
+        The pruned, rescaled first expansion.
+    stats : IterationStats
+        The first iteration's statistics.
+    """
+    engine.load(start_matrix(graph, params))
+    stats = engine.iterate(0.0, params.pruning())
+    return engine.result(), stats
+
+
+def inflate_first(expansion, stats, params):
+    """Finish the first iteration of :func:`first_expansion` at ``params.inflation``.
+
+    Returns the argument `resume` of :func:`cluster_graph`: bit for bit the
+    iterand and statistics of the first iteration of a run at that inflation.
+    """
+    m = expansion.copy()
+    emptied = np.asarray(inflate_columns(m.indptr, m.data, inflation_at(params, 1)), dtype=np.int64)
+    if emptied.size:  # the kernel drops the entries of a column whose mass vanished
+        counts = np.diff(m.indptr)
+        alive = np.ones(m.shape[0], dtype=bool)
+        alive[emptied] = False
+        entries = np.repeat(alive, counts)
+        counts[~alive] = 0
+        indptr = np.zeros_like(m.indptr)
+        np.cumsum(counts, out=indptr[1:])
+        m = sp.csc_array((m.data[entries], m.indices[entries], indptr), shape=m.shape)
+    first = dataclasses.replace(stats, kept=m.nnz, emptied=int(emptied.size))
+    return m, [first]
 
 
 def _run(graph, params, engine):
@@ -324,7 +366,7 @@ def mcl(
     return wrap_result(G, clustering)
 
 
-def cluster_graph(graph, params, engine, *, progress=False, decompose=True):
+def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resume=None):
     """Run MCL on a :class:`SparseGraph` and interpret the limit (no adapters).
 
     Parameters
@@ -337,6 +379,9 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True):
     decompose : bool, default True
         Iterate groups of connected components separately (same result,
         see :mod:`netmcl.components`).
+    resume : (matrix, list of IterationStats), optional
+        Start from this iterand, reached by these iterations (as
+        :func:`netmcl.sweep` does after sharing the first expansion).
 
     Examples
     --------
@@ -346,17 +391,20 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True):
     [[0, 1], [2, 3]]
     """
     t0 = time.perf_counter()
-    start = start_matrix(graph, params)
-    groups = component_groups(start) if decompose else [None]
-    if len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
-        limit, stats = run_components(
-            start, groups, params, engine, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT
+    current, stats = (start_matrix(graph, params), []) if resume is None else (resume[0], list(resume[1]))
+    done = len(stats)
+    groups = component_groups(current) if decompose else [None]
+    if stats and stats[-1].chaos < CHAOS_LIMIT:
+        limit = current
+    elif len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
+        limit, more = run_components(
+            current, groups, params, engine, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT, done=done
         )
+        stats += more
     else:
-        engine.load(start)
-        stats = []
+        engine.load(current, n_rule=graph.n)
         with tqdm(desc="mcl", unit="it", disable=not progress, leave=False) as bar:
-            for it in range(1, params.max_iterations + 1):
+            for it in range(done + 1, params.max_iterations + 1):
                 st = engine.iterate(inflation_at(params, it), params.pruning())
                 stats.append(st)
                 log.debug("iteration %d: chaos %.4f, kept %d entries, %.3fs", it, st.chaos, st.kept, st.seconds)

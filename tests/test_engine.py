@@ -141,3 +141,17 @@ def test_start_matrix_loops_and_normalisation():
     kept = start_matrix(g, MclParams(discard_loops=False)).toarray()
     assert np.allclose(kept[:, 0], np.array([9, 0.5, 0.25]) / 9.75)
     assert kept[1, 1] == 0  # no loop added when loops are kept as given
+
+
+@pytest.mark.parametrize("inflation", [1.4, 3.0])
+def test_shared_first_expansion_is_bit_identical_to_a_first_iteration(gavin, inflation):
+    from netmcl.mcl import first_expansion, inflate_first
+
+    params = MclParams.build(inflation=inflation)
+    expansion, stats = first_expansion(gavin, MclParams(), get_engine("cpu"))
+    matrix, (first,) = inflate_first(expansion, stats, params)
+    (expected,) = _iterands(gavin, get_engine("cpu"), params, 1)
+    assert _same(matrix, expected)
+    direct = get_engine("cpu")
+    direct.load(start_matrix(gavin, params))
+    assert direct.iterate(inflation_at(params, 1), params.pruning()).chaos == first.chaos

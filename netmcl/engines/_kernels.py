@@ -267,7 +267,7 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
                 vals[t] = np.float32(np.float64(vals[t]) / mass_final)
     chaos = np.float64(np.float32((maxval - center) * n_kept))  # mcl keeps it as a float
     # ---- inflation --------------------------------------------------------
-    if m > 0 and not _inflate_vector(vals, 0, m, inflation):
+    if m > 0 and inflation != 0.0 and not _inflate_vector(vals, 0, m, inflation):
         stats[STAT_EMPTIED] += 1
         m = 0
     stats[STAT_KEPT] += m
@@ -299,7 +299,8 @@ def expand_columns(
     pct : float
         Recovery mass threshold in [0, 1).
     inflation : float
-        The inflation applied to the pruned, rescaled column.
+        The inflation applied to the pruned, rescaled column; 0 leaves the
+        column uninflated (an inflation sweep inflates copies itself).
     acc, mark, touched : arrays of length n
         Scratch: float64 zeros, uint8 zeros (both returned zeroed), int32.
 
