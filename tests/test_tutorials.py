@@ -8,7 +8,10 @@ import pytest
 TUTORIALS = Path(__file__).parent.parent / "tutorials"
 
 #: tutorials that need a fixture of another test module (there they are run)
-RUN_ELSEWHERE = {"03_draw_and_cytoscape.py": "test_cytoscape.py"}
+RUN_ELSEWHERE = {
+    "02_string_sweep_complexes.py": "test_sweep.py",  # also checks the tables its text quotes
+    "03_draw_and_cytoscape.py": "test_cytoscape.py",  # under the CyREST stand-in
+}
 
 
 def _tutorials():
