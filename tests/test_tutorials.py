@@ -7,7 +7,7 @@ import pytest
 
 TUTORIALS = Path(__file__).parent.parent / "tutorials"
 
-#: tutorials that need a fixture of another test module (there they are run)
+#: tutorials run by another test module, with its fixtures or extra checks
 RUN_ELSEWHERE = {
     "02_string_sweep_complexes.py": "test_sweep.py",  # also checks the tables its text quotes
     "03_draw_and_cytoscape.py": "test_cytoscape.py",  # under the CyREST stand-in

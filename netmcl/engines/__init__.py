@@ -97,18 +97,10 @@ def available_engines():
 
     Examples
     --------
-    >>> "cpu" in available_engines()
-    True
+    >>> available_engines()
+    ['cpu']
     """
-    names = ["cpu"]
-    try:
-        from .gpu import gpu_available  # noqa: F401  (optional engine)
-    except ImportError:
-        pass
-    else:
-        if gpu_available():
-            names.append("gpu")
-    return names
+    return ["cpu"]
 
 
 def get_engine(name="cpu", *, threads=None, max_memory=None):
@@ -134,14 +126,11 @@ def get_engine(name="cpu", *, threads=None, max_memory=None):
         from .cpu import CpuEngine
 
         return CpuEngine(threads=threads, max_memory=max_memory)
-    if name == "gpu":
-        try:
-            from .gpu import GpuEngine
-        except ImportError as exc:
-            raise BackendUnavailableError(
-                "The 'gpu' engine needs CuPy and a CUDA device: pip install 'netmcl[gpu]'."
-            ) from exc
-        return GpuEngine()
+    if name in ("gpu", "dask"):
+        raise BackendUnavailableError(
+            f"This version of netmcl has no {name!r} engine yet; use engine='cpu' "
+            "(the only engine, and the reference for any engine to come)."
+        )
     raise ParameterError(
         f"The 'engine' parameter of mcl must be one of {available_engines()}. Got {name!r} instead."
     )
