@@ -63,7 +63,7 @@ def test_iterands_do_not_depend_on_threads(gavin, threads):
 def test_memory_budget_gives_the_same_iterands_in_many_phases(gavin):
     params = MclParams.build(inflation=1.6)
     free = _iterands(gavin, get_engine("cpu", threads=2), params, 4)
-    tight = get_engine("cpu", threads=2, max_memory="30M")
+    tight = get_engine("cpu", threads=2, max_memory="6M")
     tight.load(start_matrix(gavin, params))
     phases = []
     for it, expected in enumerate(free, start=1):
@@ -74,7 +74,7 @@ def test_memory_budget_gives_the_same_iterands_in_many_phases(gavin):
 
 def test_budget_too_small_is_a_clear_error(gavin):
     with pytest.raises(netmcl.ParameterError, match="max_memory"):
-        netmcl.mcl(gavin, max_memory="100K")
+        netmcl.mcl(gavin, max_memory="1M")
 
 
 @pytest.mark.parametrize("bad", ["lots", "-1G", 0, "G"])

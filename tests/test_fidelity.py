@@ -247,33 +247,11 @@ def _columns(matrix):
     }
 
 
-_BUMP_IN_DOUBLE = (
-    "mcl starts from float32(I) but bumps it by x1.001 in double, unrounded; netmcl.mcl.inflation_at rounds "
-    "every bump to float32, so iterands drift by an ulp after iteration 40 (triangle, --discard-loops=n: "
-    "iterand 47, column 0, 0.7143737 vs mcl 0.7143736). Fix verified: inflation = float(np.float32(I)); "
-    "then inflation *= 1.001 per bump"
-)
-_PREINFLATION_IN_DOUBLE = (
-    "mcl applies -pi with its double value; netmcl.mcl.start_matrix uses float32(-pi) (loopy -pi 1.3: "
-    "start matrix column 0, row 8, 0.00673912 vs mcl 0.006739118). Fix verified: "
-    "inflate_columns(..., float(params.preinflation))"
-)
-#: Open disagreements with mcl (reported to the lead), each with its reproduction.
-ITERAND_XFAIL = {
-    "triangle_bumped": _BUMP_IN_DOUBLE,
-    "circulant11_bumped": _BUMP_IN_DOUBLE,
-    "loopy_preinflation": _PREINFLATION_IN_DOUBLE,
-    "loopy_loop_gain": _PREINFLATION_IN_DOUBLE,
-}
 
 
 @pytest.mark.parametrize(
     "case",
-    [
-        pytest.param(c, id=c["id"], marks=[pytest.mark.xfail(strict=True, reason=ITERAND_XFAIL[c["id"]])])
-        if c["id"] in ITERAND_XFAIL else pytest.param(c, id=c["id"])
-        for c in GOLDEN["iterands"]["cases"]
-    ],
+    [pytest.param(c, id=c["id"]) for c in GOLDEN["iterands"]["cases"]],
 )
 def test_iterands_match_mcl_dumps(case, engine, golden_graph):
     """Every iterand, start matrix included, equals mcl's ``-dump ite`` to the 7 digits it prints,

@@ -129,47 +129,42 @@ class CpuEngine(Engine):
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
 
-    def _phases(self, flops, estimate):
-        """Column ranges (phases), each cut into chunks of about equal work."""
-        n = self.n
-        if n == 0:
-            return []
-        fixed = ENTRY_BYTES * (self._indices.size + int(estimate.sum())) + 16 * (n + 1)
-        fixed += self.threads * SCRATCH_BYTES_PER_NODE * n
+    def _chunks(self, lo, hi, work):
+        """Cut columns lo..hi-1 into chunks of about equal work for the threads."""
+        nchunks = 1 if self.threads == 1 else min(hi - lo, self.threads * 8)
+        cum = np.cumsum(work[lo:hi])
+        cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
+        edges = np.unique(np.concatenate([[lo], cuts, [hi]]))
+        return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
+
+    def _phase_end(self, start, estimate, cum, held):
+        """Last column (exclusive) of the phase starting at `start`.
+
+        Without a budget the phase is every remaining column.  Under one, the
+        phase's pruned columns (at most their estimate) must fit twice in
+        what the budget leaves after the memory `held` (the current iterand,
+        the next one so far and the threads' scratch): once as the threads'
+        results and once in the growing next iterand.
+        """
         if self.max_memory is None:
-            bounds = [0, n]
-        else:
-            room = self.max_memory - fixed
-            least = ENTRY_BYTES * int(estimate.max()) * self.threads
-            if room < least:
-                raise ParameterError(
-                    f"mcl needs about {(fixed + least) / 2**20:.1f} MiB for this iteration (iterands "
-                    f"and scratch for {self.threads} threads), more than max_memory = "
-                    f"{self.max_memory / 2**20:.1f} MiB. Raise max_memory, use fewer threads, "
-                    "or prune harder (lower -P/-S/-R)."
-                )
-            cum = np.cumsum(estimate) * ENTRY_BYTES
-            bounds, start = [0], 0
-            while start < n:
-                base = cum[start - 1] if start else 0
-                stop = int(np.searchsorted(cum, base + room, side="right"))
-                start = max(stop, start + 1)
-                bounds.append(min(start, n))
-        work = flops + 1
-        phases = []
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            nchunks = 1 if self.threads == 1 else min(hi - lo, self.threads * 8)
-            cum = np.cumsum(work[lo:hi])
-            cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
-            edges = np.unique(np.concatenate([[lo], cuts, [hi]]))
-            phases.append(list(zip(edges[:-1].tolist(), edges[1:].tolist())))
-        return phases
+            return self.n
+        room = (self.max_memory - held) // (2 * ENTRY_BYTES)
+        if room < int(estimate[start]):
+            raise ParameterError(
+                f"This iteration needs more than max_memory = {self.max_memory / 2**20:.1f} MiB: "
+                f"the iterands and the scratch of {self.threads} threads take {held / 2**20:.1f} MiB "
+                f"and the next column up to {2 * ENTRY_BYTES * int(estimate[start]) / 2**20:.2f} MiB "
+                "more. Raise max_memory, use fewer threads, or prune harder (lower -P/-S/-R)."
+            )
+        base = cum[start - 1] if start else 0
+        return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
 
     def iterate(self, inflation, pruning):
         t0 = time.perf_counter()
         cut, select, recover, pct = pruning
         flops, estimate = self._column_estimates(pruning)
-        phases = self._phases(flops, estimate)
+        cum = np.cumsum(estimate)
+        work = flops + 1
 
         def run(rng):
             acc, mark, touched = self._scratch()
@@ -178,22 +173,31 @@ class CpuEngine(Engine):
                 cut, select, recover, pct, inflation, acc, mark, touched,
             )
 
+        fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
+        fixed += self.threads * SCRATCH_BYTES_PER_NODE * self.n
         counts = np.zeros(self.n, dtype=np.int64)
-        out_idx = np.empty(int(estimate.sum()), dtype=np.int32)
-        out_val = np.empty(out_idx.size, dtype=np.float32)
+        capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
+        out_idx = np.empty(capacity, dtype=np.int32)
+        out_val = np.empty(capacity, dtype=np.float32)
         filled = 0
         total = np.zeros(K.N_STATS)
         total[K.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
+        phases = 0
+        start = 0
         pool = ThreadPoolExecutor(max_workers=self.threads) if self.threads > 1 else None
         try:
-            for chunks in phases:
+            while start < self.n:
+                stop = self._phase_end(start, estimate, cum, fixed + ENTRY_BYTES * out_idx.size)
+                chunks = self._chunks(start, stop, work)
                 parts = pool.map(run, chunks) if pool else map(run, chunks)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, parts):
-                    if filled + idx.size > out_idx.size:  # ties kept more than estimated
-                        size = filled + max(idx.size, out_idx.size // 4)
-                        out_idx = _grown(out_idx, filled, size)
-                        out_val = _grown(out_val, filled, size)
+                    if filled + idx.size > out_idx.size:
+                        # grow in place (realloc: large blocks are remapped, not copied)
+                        grow = max(filled + idx.size, out_idx.size + out_idx.size // 2)
+                        size = min(grow, filled + idx.size + int(cum[stop - 1] - cum[hi - 1]))
+                        out_idx.resize(size, refcheck=False)
+                        out_val.resize(size, refcheck=False)
                     out_idx[filled : filled + idx.size] = idx
                     out_val[filled : filled + val.size] = val
                     filled += idx.size
@@ -201,14 +205,17 @@ class CpuEngine(Engine):
                     chaos = max(chaos, ch)
                     total[: K.STAT_MIN_MASS] += st[: K.STAT_MIN_MASS]
                     total[K.STAT_MIN_MASS] = min(total[K.STAT_MIN_MASS], st[K.STAT_MIN_MASS])
+                    del idx, val
+                start = stop
+                phases += 1
         finally:
             if pool:
                 pool.shutdown()
+        out_idx.resize(filled, refcheck=False)
+        out_val.resize(filled, refcheck=False)
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        self._indptr = indptr
-        self._indices = out_idx[:filled].copy() if filled < out_idx.size // 2 else out_idx[:filled]
-        self._data = out_val[:filled].copy() if filled < out_val.size // 2 else out_val[:filled]
+        self._indptr, self._indices, self._data = indptr, out_idx, out_val
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[K.STAT_EXPANDED]),
@@ -221,12 +228,6 @@ class CpuEngine(Engine):
             emptied=int(total[K.STAT_EMPTIED]),
             min_mass=float(total[K.STAT_MIN_MASS]),
             seconds=time.perf_counter() - t0,
-            extra={"phases": len(phases)},
+            extra={"phases": phases},
         )
 
-
-def _grown(array, filled, size):
-    """A larger array holding array[:filled]."""
-    out = np.empty(size, dtype=array.dtype)
-    out[:filled] = array[:filled]
-    return out
