@@ -35,6 +35,20 @@ N_STATS = 9
 
 
 @njit(cache=True, nogil=True)
+def column_flops(indptr, indices):
+    """Per column j, the expansion work: the summed lengths of the columns it reads."""
+    n = indptr.size - 1
+    flops = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        f = 0
+        for p in range(indptr[j], indptr[j + 1]):
+            k = indices[p]
+            f += indptr[k + 1] - indptr[k]
+        flops[j] = f
+    return flops
+
+
+@njit(cache=True, nogil=True)
 def normalize_columns(indptr, data):
     """Make every column sum to one, in place (mclxMakeStochastic)."""
     for j in range(indptr.size - 1):

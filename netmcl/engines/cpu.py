@@ -122,9 +122,7 @@ class CpuEngine(Engine):
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
-        colnnz = np.diff(self._indptr)
-        owner = np.repeat(np.arange(self.n), colnnz)
-        flops = np.bincount(owner, weights=colnnz[self._indices], minlength=self.n).astype(np.int64)
+        flops = K.column_flops(self._indptr, self._indices)
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
