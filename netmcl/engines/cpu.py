@@ -16,6 +16,7 @@ expanded.
 import os
 import threading
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -27,6 +28,9 @@ from . import _kernels as K
 
 __all__ = ["CpuEngine", "parse_memory"]
 
+#: chunks per thread in a phase: more chunks balance the threads and keep the
+#: results waiting to be copied into the next iterand small
+CHUNKS_PER_THREAD = 16
 #: bytes per stored entry of an iterand (int32 row + float32 value)
 ENTRY_BYTES = 8
 #: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
@@ -129,7 +133,7 @@ class CpuEngine(Engine):
 
     def _chunks(self, lo, hi, work):
         """Cut columns lo..hi-1 into chunks of about equal work for the threads."""
-        nchunks = 1 if self.threads == 1 else min(hi - lo, self.threads * 8)
+        nchunks = min(hi - lo, CHUNKS_PER_THREAD * self.threads)
         cum = np.cumsum(work[lo:hi])
         cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
         edges = np.unique(np.concatenate([[lo], cuts, [hi]]))
@@ -188,8 +192,7 @@ class CpuEngine(Engine):
             while start < self.n:
                 stop = self._phase_end(start, estimate, cum, fixed + ENTRY_BYTES * out_idx.size)
                 chunks = self._chunks(start, stop, work)
-                parts = pool.map(run, chunks) if pool else map(run, chunks)
-                for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, parts):
+                for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * self.threads)):
                     if filled + idx.size > out_idx.size:
                         # grow in place (realloc: large blocks are remapped, not copied)
                         grow = max(filled + idx.size, out_idx.size + out_idx.size // 2)
@@ -229,3 +232,16 @@ class CpuEngine(Engine):
             extra={"phases": phases},
         )
 
+
+def _in_order(pool, fn, items, window):
+    """fn(item) for each item, in order, with at most `window` running or waiting on a pool."""
+    if pool is None:
+        yield from map(fn, items)
+        return
+    pending = deque()
+    for item in items:
+        pending.append(pool.submit(fn, item))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
