@@ -37,7 +37,8 @@ def main(argv=None):
     sizes = clusters.sizes
     print(
         f"MCL -I {args.inflation:g}: {len(clusters)} clusters in {clusters.n_iterations} iterations "
-        f"({seconds:.2f} s); sizes {sizes[:10]}{' ...' if len(sizes) > 10 else ''}"
+        f"({seconds:.2f} s{'; the first run compiles and caches the kernels' if seconds > 5 else ''}); "
+        f"sizes {sizes[:10]}{' ...' if len(sizes) > 10 else ''}"
     )
     print(
         f"  {sum(s >= 3 for s in sizes)} clusters of 3 or more proteins, "
