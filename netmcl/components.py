@@ -98,18 +98,21 @@ class _Track:
             if self.fixed:
                 self.stats.append(dataclasses.replace(self.stats[-1], seconds=0.0))
                 continue
-            before = self.engine.result()
+            # only a converged group, continued to the whole run's end, is
+            # checked for a fixed point (which holds its last two iterands)
+            before = None if until_converged else self.engine.result()
             stats = self.engine.iterate(inflation_at(params, it), params.pruning())
             self.stats.append(stats)
             if until_converged and stats.chaos < chaos_limit:
                 return
-            if not until_converged:
+            if before is not None:
                 after = self.engine.result()
                 unchanged = (
                     np.array_equal(before.indptr, after.indptr)
                     and np.array_equal(before.indices, after.indices)
                     and np.array_equal(before.data, after.data)
                 )
+                del before
                 # a fixed point stays one if the next inflation is the same,
                 # or for any inflation when every column is a single 1.0
                 same_next = inflation_at(params, it + 1) == inflation_at(params, it)
