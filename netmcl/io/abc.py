@@ -13,7 +13,6 @@ __all__ = ["read_abc"]
 
 log = logging.getLogger("netmcl")
 
-_FLT_MAX = float(np.finfo(np.float32).max)
 
 _COMMA_HINT = (
     " It contains a comma: separate fields by TABs or blanks (for a CSV file: tr ',' '\\t' < in > out) "
@@ -43,7 +42,7 @@ _MESSAGES = {
         "as correlations or log-odds first, or drop those edges."
     ),
     _scan.E_TOO_LARGE: (
-        f"Edge weight above {_FLT_MAX:.4g}, the largest float32 (mcl stores weights as float32 and "
+        f"Edge weight above {_scan.FLT_MAX:.4g}, the largest float32 (mcl stores weights as float32 and "
         "would silently replace it by 1.0). Rescale the weights."
     ),
 }
@@ -124,13 +123,9 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         buf, bool(skip_header), _scan._POW10
     )
     spans, values, status, linenos = spans[:nrec], values[:nrec], status[:nrec], linenos[:nrec]
-    slow = np.flatnonzero(status == _scan.V_SLOW)
-    if slow.size:
-        values[slow] = [float(data[a:b]) for a, b in spans[slow, 4:6].tolist()]
-        too_large = slow[values[slow] > _FLT_MAX]
-        if too_large.size:
-            k = int(too_large[0])
-            err, err_line, err_lo, err_hi = _scan.E_TOO_LARGE, int(linenos[k]), spans[k, 4], spans[k, 5]
+    k = _scan.convert_slow(data, values, status, spans[:, 4], spans[:, 5])
+    if k >= 0:
+        err, err_line, err_lo, err_hi = _scan.E_TOO_LARGE, int(linenos[k]), spans[k, 4], spans[k, 5]
     if err != _scan.E_NONE:
         value = data[err_lo:err_hi].decode("utf-8", "replace")
         message = _MESSAGES[err]

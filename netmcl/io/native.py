@@ -34,7 +34,6 @@ __all__ = [
 
 log = logging.getLogger("netmcl")
 
-_FLT_MAX = float(np.finfo(np.float32).max)
 _BINARY_COOKIE = b"\x1b\xc2\x4d\xe8"
 #: mcl wraps vector lines once they are longer than this minus the lead width.
 _LINE_WIDTH = 70
@@ -50,7 +49,7 @@ _ENTRY_ERRORS = {
     _scan.E_BAD_NUMBER: "A value after ':' must be a decimal number.",
     _scan.E_NONFINITE: "Matrix values must be finite numbers.",
     _scan.E_NEGATIVE: "Matrix values must not be negative: MCL needs similarities >= 0.",
-    _scan.E_TOO_LARGE: f"A value above {_FLT_MAX:.4g}, the largest float32 (mcl stores values as float32).",
+    _scan.E_TOO_LARGE: f"A value above {_scan.FLT_MAX:.4g}, the largest float32 (mcl stores values as float32).",
 }
 
 
@@ -184,13 +183,9 @@ def _parse_native(data, name):
         spans[:ne],
         listing[:ne],
     )
-    slow = np.flatnonzero(vstat == _scan.V_SLOW)
-    if slow.size:
-        vals[slow] = [float(data[a:b]) for a, b in spans[slow, 1:3].tolist()]
-        big = slow[vals[slow] > _FLT_MAX]
-        if big.size:
-            k = int(big[0])
-            err, err_line, lo, hi = _scan.E_TOO_LARGE, _line_of(data, spans[k, 1]), spans[k, 1], spans[k, 2]
+    k = _scan.convert_slow(data, vals, vstat, spans[:, 1], spans[:, 2])
+    if k >= 0:
+        err, err_line, lo, hi = _scan.E_TOO_LARGE, _line_of(data, spans[k, 1]), spans[k, 1], spans[k, 2]
     if err != _scan.E_NONE:
         raise InputFileError(
             name,
