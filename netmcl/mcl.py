@@ -195,15 +195,23 @@ def inflate_first(expansion, stats, params):
     return m, [first]
 
 
-def _run(graph, params, engine):
-    engine.load(start_matrix(graph, params))
-    for it in range(1, params.max_iterations + 1):
+def _iterations(engine, params, first=1):
+    """Iterate the engine's iterand from iteration `first` until convergence or the cap.
+
+    Yields (iteration, inflation, IterationStats).
+    """
+    for it in range(first, params.max_iterations + 1):
         inflation = inflation_at(params, it)
         stats = engine.iterate(inflation, params.pruning())
-        converged = stats.chaos < CHAOS_LIMIT
-        yield MclState(it, inflation, stats, converged, engine)
-        if converged:
+        yield it, inflation, stats
+        if stats.chaos < CHAOS_LIMIT:
             return
+
+
+def _run(graph, params, engine):
+    engine.load(start_matrix(graph, params))
+    for it, inflation, stats in _iterations(engine, params):
+        yield MclState(it, inflation, stats, stats.chaos < CHAOS_LIMIT, engine)
 
 
 def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
@@ -402,14 +410,11 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     else:
         engine.load(current, n_rule=graph.n)
         with tqdm(desc="mcl", unit="it", disable=not progress, leave=False) as bar:
-            for it in range(done + 1, params.max_iterations + 1):
-                st = engine.iterate(inflation_at(params, it), params.pruning())
+            for it, _, st in _iterations(engine, params, done + 1):
                 stats.append(st)
                 log.debug("iteration %d: chaos %.4f, kept %d entries, %.3fs", it, st.chaos, st.kept, st.seconds)
                 bar.set_postfix(chaos=f"{st.chaos:.3g}")
                 bar.update()
-                if st.chaos < CHAOS_LIMIT:
-                    break
         limit = engine.result()
     converged = bool(stats) and stats[-1].chaos < CHAOS_LIMIT
     if not converged:
