@@ -14,12 +14,16 @@ only the clusters, equal mcl's:
 
 A column never depends on another column, so callers may split the columns of
 a matrix among threads in any way without changing a single bit.
+
+Hot loops index with unsigned integers (``uintp``): numba then emits no
+negative-index wraparound, which would otherwise cost as much as the
+arithmetic itself.
 """
 
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, uintp
 
 # Slots of the per-chunk statistics vector returned by ``expand_columns``.
 STAT_EXPANDED = 0  # entries of the expanded (unpruned) columns
@@ -33,6 +37,23 @@ STAT_EMPTIED = 7  # columns emptied by inflation (sum of powers <= 0)
 STAT_MIN_MASS = 8  # smallest kept mass (before rescaling) of a column
 N_STATS = 9
 
+#: bytes of double accumulators that heavy columns expanded together may use:
+#: they then read each column of the matrix once for the whole group, and the
+#: accumulators stay within a core's L2 cache
+GROUP_BYTES = 1 << 19
+#: most heavy columns expanded together
+GROUP_MAX = 8
+
+
+@njit(cache=True, nogil=True)
+def _flops(indptr, indices, j):
+    """The expansion work of column j: the summed lengths of the columns it reads."""
+    f = 0
+    for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+        k = uintp(indices[p])
+        f += indptr[k + 1] - indptr[k]
+    return f
+
 
 @njit(cache=True, nogil=True)
 def column_flops(indptr, indices):
@@ -40,11 +61,7 @@ def column_flops(indptr, indices):
     n = indptr.size - 1
     flops = np.zeros(n, dtype=np.int64)
     for j in range(n):
-        f = 0
-        for p in range(indptr[j], indptr[j + 1]):
-            k = indices[p]
-            f += indptr[k + 1] - indptr[k]
-        flops[j] = f
+        flops[j] = _flops(indptr, indices, j)
     return flops
 
 
@@ -117,7 +134,7 @@ def _masked_mass(vals, n, bar):
 def _scan(n, acc, rows, vals):
     """Move the non-zero sums of acc, ascending, into rows/vals; clear acc."""
     m = 0
-    for i in range(n):
+    for i in range(uintp(n)):
         s = acc[i]
         if s != 0.0:
             rows[m] = i
@@ -140,29 +157,55 @@ def _gather(n, u, acc, touched, rows, vals):
 
 
 @njit(cache=True, nogil=True)
-def _expand_dense(n, indptr, indices, data, j, heavy, acc, touched, rows, vals):
-    """Expand column j with float32-rounded products (mcl's dense path).
+def _add_products(indptr, indices, data, k, f, acc):
+    """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense path)."""
+    for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
+        acc[uintp(indices[q])] += np.float64(f * data[q])
+
+
+@njit(cache=True, nogil=True)
+def _expand_heavy(n, indptr, indices, data, cols, accs, heads, ends):
+    """Accumulate the heavy dense-path columns ``cols`` into ``accs[b]`` together.
+
+    The columns read are visited once for the whole group, in ascending
+    order; each is added into the accumulators of the group's columns that
+    hold it.  Every accumulator still receives its products over k
+    ascending, so each sum is the one a column expanded alone gets.
+    """
+    size = cols.size
+    for b in range(size):
+        heads[b] = indptr[cols[b]]
+        ends[b] = indptr[cols[b] + 1]
+    while True:
+        k = n
+        for b in range(size):
+            if heads[b] < ends[b] and indices[heads[b]] < k:
+                k = indices[heads[b]]
+        if k == n:
+            return
+        for b in range(size):
+            p = heads[b]
+            if p < ends[b] and indices[p] == k:
+                _add_products(indptr, indices, data, uintp(k), data[p], accs[b])
+                heads[b] = p + 1
+
+
+@njit(cache=True, nogil=True)
+def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
+    """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
     Sums run over k ascending in a double accumulator; sums that are exactly
-    zero are dropped, as in mcl.  A `heavy` column (work of at least half the
-    rows) is accumulated without bookkeeping and collected by one scan;
-    otherwise the rows are listed when first reached -- all weights are
-    positive, so ``acc[i] == 0`` means "not reached yet", and a product that
-    underflows to zero adds nothing -- and sorted.
+    zero are dropped, as in mcl.  The rows are listed when first reached --
+    all weights are positive, so ``acc[i] == 0`` means "not reached yet", and
+    a product that underflows to zero adds nothing -- and sorted, so a light
+    column never scans all n rows.
     """
-    if heavy:
-        for p in range(indptr[j], indptr[j + 1]):
-            k = indices[p]
-            f = data[p]
-            for q in range(indptr[k], indptr[k + 1]):
-                acc[indices[q]] += np.float64(f * data[q])
-        return _scan(n, acc, rows, vals)
     u = 0
-    for p in range(indptr[j], indptr[j + 1]):
-        k = indices[p]
+    for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+        k = uintp(indices[p])
         f = data[p]
-        for q in range(indptr[k], indptr[k + 1]):
-            i = indices[q]
+        for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
+            i = uintp(indices[q])
             prod = np.float64(f * data[q])
             a = acc[i]
             if a == 0.0 and prod != 0.0:
@@ -182,11 +225,11 @@ def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
     zero (possible when pruning is off and tiny values survive).
     """
     u = 0
-    for p in range(indptr[j], indptr[j + 1]):
-        k = indices[p]
+    for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+        k = uintp(indices[p])
         f = np.float64(data[p])
-        for q in range(indptr[k], indptr[k + 1]):
-            i = indices[q]
+        for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
+            i = uintp(indices[q])
             if mark[i] == 0:
                 mark[i] = 1
                 touched[u] = i
@@ -331,9 +374,8 @@ def expand_columns(
     """
     ncols = col_hi - col_lo
     counts = np.zeros(ncols, dtype=np.int64)
-    cap = 1024
-    out_idx = np.empty(cap, dtype=np.int32)
-    out_val = np.empty(cap, dtype=np.float32)
+    out_idx = np.empty(1024, dtype=np.int32)
+    out_val = np.empty(1024, dtype=np.float32)
     n_out = 0
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
@@ -342,31 +384,52 @@ def expand_columns(
     rows = np.empty(n, dtype=np.int32)
     scratch = np.empty(n, dtype=np.float32)
     keep = np.empty(n, dtype=np.uint8)
-    for j in range(col_lo, col_hi):
-        flops = 0
-        for p in range(indptr[j], indptr[j + 1]):
-            k = indices[p]
-            flops += indptr[k + 1] - indptr[k]
-        dense_path = flops * 10 >= n_rule  # mcl's rule for its dense product path
-        if dense_path:
-            stats[STAT_DENSE_PATH] += 1
-        if dense_path:
-            m = _expand_dense(n, indptr, indices, data, j, flops * 2 >= n, acc, touched, rows, vals)
-        else:
-            m = _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals)
-        m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)
-        if chaos > chaos_max:
-            chaos_max = chaos
-        if n_out + m > cap:
-            while n_out + m > cap:
-                cap *= 2
-            grown_idx = np.empty(cap, dtype=np.int32)
-            grown_val = np.empty(cap, dtype=np.float32)
-            grown_idx[:n_out] = out_idx[:n_out]
-            grown_val[:n_out] = out_val[:n_out]
-            out_idx, out_val = grown_idx, grown_val
-        out_idx[n_out : n_out + m] = rows[:m]
-        out_val[n_out : n_out + m] = vals[:m]
-        n_out += m
-        counts[j - col_lo] = m
+    group = max(1, min(GROUP_MAX, GROUP_BYTES // (8 * max(n, 1))))
+    accs = np.zeros((group, n)) if group > 1 else acc.reshape((1, n))
+    cols = np.empty(group, dtype=np.int64)
+    heads = np.empty(group, dtype=np.int64)
+    ends = np.empty(group, dtype=np.int64)
+    j = col_lo
+    while j < col_hi:
+        # the run of consecutive heavy columns on mcl's dense path, at most `group` long
+        size = 0
+        while size < group and j + size < col_hi:
+            flops = _flops(indptr, indices, j + size)
+            if flops * 10 < n_rule or flops * 2 < n:
+                break
+            cols[size] = j + size
+            size += 1
+        if size > 0:
+            _expand_heavy(n, indptr, indices, data, cols[:size], accs, heads, ends)
+        for b in range(max(size, 1)):
+            if size > 0:
+                m = _scan(n, accs[b], rows, vals)
+                stats[STAT_DENSE_PATH] += 1
+            elif flops * 10 >= n_rule:  # mcl's rule for its dense product path
+                m = _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals)
+                stats[STAT_DENSE_PATH] += 1
+            else:
+                m = _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals)
+            m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)
+            chaos_max = max(chaos_max, chaos)
+            if n_out + m > out_idx.size:
+                out_idx, out_val = _grown(out_idx, out_val, n_out, n_out + m)
+            out_idx[n_out : n_out + m] = rows[:m]
+            out_val[n_out : n_out + m] = vals[:m]
+            n_out += m
+            counts[j - col_lo] = m
+            j += 1
     return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats
+
+
+@njit(cache=True, nogil=True)
+def _grown(out_idx, out_val, n_out, need):
+    """Copies of out_idx/out_val[:n_out] with room for at least `need` entries."""
+    cap = out_idx.size
+    while cap < need:
+        cap *= 2
+    grown_idx = np.empty(cap, dtype=np.int32)
+    grown_val = np.empty(cap, dtype=np.float32)
+    grown_idx[:n_out] = out_idx[:n_out]
+    grown_val[:n_out] = out_val[:n_out]
+    return grown_idx, grown_val
