@@ -7,6 +7,7 @@ through :attr:`SparseGraph.labels`.
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from .exceptions import ParameterError
 
@@ -116,10 +117,7 @@ class SparseGraph:
             raise ParameterError(f"Node ids must lie in 0..{n - 1}.")
         keep = w != 0
         src, dst, w = src[keep], dst[keep], w[keep].astype(np.float32)
-        rows, cols = dst, src
-        if symmetrize:
-            rows, cols, w = np.concatenate([rows, cols]), np.concatenate([cols, rows]), np.concatenate([w, w])
-        return cls(_merge_max(rows, cols, w, n), labels=labels)
+        return cls(_merge_max(dst, src, w, n, mirror=symmetrize), labels=labels)
 
     @property
     def n(self):
@@ -140,20 +138,53 @@ class SparseGraph:
         return f"<SparseGraph with {self.n} nodes and {self.nnz} arcs>"
 
 
-def _merge_max(rows, cols, vals, n):
-    """CSC float32 matrix from coordinates, repeated entries merged by max."""
-    order = np.lexsort((rows, cols))
-    rows, cols, vals = rows[order], cols[order], vals[order]
-    if rows.size:
-        first = np.empty(rows.size, dtype=bool)
-        first[0] = True
-        np.not_equal(rows[1:], rows[:-1], out=first[1:])
-        first[1:] |= cols[1:] != cols[:-1]
-        starts = np.flatnonzero(first)
-        vals = np.maximum.reduceat(vals, starts)
-        rows, cols = rows[starts], cols[starts]
+def _merge_max(rows, cols, vals, n, mirror=False):
+    """CSC float32 matrix from coordinates (and their mirrors), repeats merged by max."""
+    indptr, indices, data = _csc_max(rows, cols, np.asarray(vals, dtype=np.float32), n, mirror)
+    return sp.csc_array((data, indices, indptr), shape=(n, n))
+
+
+@njit(cache=True)
+def _csc_max(rows, cols, vals, n, mirror):
+    """CSC arrays of the entries (rows[t], cols[t]) -- and (cols[t], rows[t]) when `mirror` --
+    with rows ascending in each column and repeated entries merged by maximum.
+
+    A counting sort by column, then a sort of each column by row: the memory is
+    the output plus one column, not a sort of every entry at once.
+    """
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
-    return sp.csc_array(
-        (vals.astype(np.float32), rows.astype(np.int32), indptr), shape=(n, n)
-    )
+    for t in range(rows.size):
+        indptr[cols[t] + 1] += 1
+        if mirror:
+            indptr[rows[t] + 1] += 1
+    for c in range(n):
+        indptr[c + 1] += indptr[c]
+    fill = indptr[:-1].copy()
+    indices = np.empty(indptr[n], dtype=np.int32)
+    data = np.empty(indptr[n], dtype=np.float32)
+    for t in range(rows.size):
+        c = cols[t]
+        indices[fill[c]] = rows[t]
+        data[fill[c]] = vals[t]
+        fill[c] += 1
+        if mirror:
+            c = rows[t]
+            indices[fill[c]] = cols[t]
+            data[fill[c]] = vals[t]
+            fill[c] += 1
+    out = 0
+    for c in range(n):
+        lo, hi = indptr[c], indptr[c + 1]
+        order = np.argsort(indices[lo:hi])
+        seg_rows = indices[lo:hi][order]
+        seg_vals = data[lo:hi][order]
+        indptr[c] = out
+        for t in range(seg_rows.size):
+            if t > 0 and seg_rows[t] == seg_rows[t - 1]:
+                data[out - 1] = max(data[out - 1], seg_vals[t])
+            else:
+                indices[out] = seg_rows[t]
+                data[out] = seg_vals[t]
+                out += 1
+    indptr[n] = out
+    return indptr, indices[:out].copy(), data[:out].copy()

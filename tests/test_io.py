@@ -26,6 +26,7 @@ import netmcl
 from netmcl import InputFileError
 from netmcl.io import atomic_write, read_abc, read_clusters, read_mci, read_tab, write_clusters, write_mci
 from netmcl.io.native import read_native_clustering, write_native_clustering
+from netmcl.graph import SparseGraph
 
 DATA = Path(__file__).parent / "data"
 IO = DATA / "io"
@@ -646,3 +647,21 @@ def test_large_file_is_parsed_like_the_oracle(tmp_path):
     w = rng.random(60000)
     text = "".join(f"p{x}\tp{y}\t{v!r}\n" for x, y, v in zip(a.tolist(), b.tolist(), w.tolist())).encode()
     assert_same_as_oracle(text)
+
+
+@pytest.mark.parametrize("symmetrize", [True, False])
+def test_from_edges_merges_repeats_by_max(symmetrize):
+    """Arcs given many times, both ways and as loops keep their largest weight (mcl --abc)."""
+    rng = np.random.default_rng(7)
+    n, m = 40, 3000
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.random(m).astype(np.float32)
+    w[rng.random(m) < 0.05] = 0.0  # zero weights add no arc
+    expected = np.zeros((n, n), dtype=np.float32)
+    for a, b, x in zip(src, dst, w):
+        expected[b, a] = max(expected[b, a], x)
+        if symmetrize:
+            expected[a, b] = max(expected[a, b], x)
+    g = SparseGraph.from_edges(src, dst, w, n=n, symmetrize=symmetrize)
+    assert g.matrix.has_sorted_indices and g.matrix.nnz == np.count_nonzero(expected)
+    np.testing.assert_array_equal(g.matrix.toarray(), expected)

@@ -157,6 +157,12 @@ def _gather(n, u, acc, touched, rows, vals):
 
 
 @njit(cache=True, nogil=True)
+def group_size(n):
+    """How many heavy columns of an n-row matrix are expanded together."""
+    return max(1, min(GROUP_MAX, GROUP_BYTES // (8 * max(n, 1))))
+
+
+@njit(cache=True, nogil=True)
 def _add_products(indptr, indices, data, k, f, acc):
     """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense path)."""
     for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
@@ -384,7 +390,7 @@ def expand_columns(
     rows = np.empty(n, dtype=np.int32)
     scratch = np.empty(n, dtype=np.float32)
     keep = np.empty(n, dtype=np.uint8)
-    group = max(1, min(GROUP_MAX, GROUP_BYTES // (8 * max(n, 1))))
+    group = group_size(n)
     accs = np.zeros((group, n)) if group > 1 else acc.reshape((1, n))
     cols = np.empty(group, dtype=np.int64)
     heads = np.empty(group, dtype=np.int64)

@@ -176,7 +176,8 @@ class CpuEngine(Engine):
             )
 
         fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
-        fixed += self.threads * SCRATCH_BYTES_PER_NODE * self.n
+        group = K.group_size(self.n)  # heavy columns expanded together get their own accumulators
+        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * group if group > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
         capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
         out_idx = np.empty(capacity, dtype=np.int32)
