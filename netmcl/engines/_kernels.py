@@ -132,15 +132,19 @@ def _masked_mass(vals, n, bar):
 
 @njit(cache=True, nogil=True)
 def _scan(n, acc, rows, vals):
-    """Move the non-zero sums of acc, ascending, into rows/vals; clear acc."""
+    """Move the non-zero sums of acc, ascending, into rows/vals; clear acc.
+
+    Branch-free: every row is written at the next free slot, which advances
+    only past non-zero sums (a branch on them mispredicts when about half
+    the rows are reached).
+    """
     m = 0
     for i in range(uintp(n)):
         s = acc[i]
-        if s != 0.0:
-            rows[m] = i
-            vals[m] = np.float32(s)
-            m += 1
-            acc[i] = 0.0
+        rows[m] = i
+        vals[m] = np.float32(s)
+        m += s != 0.0
+        acc[i] = 0.0
     return m
 
 
