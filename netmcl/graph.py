@@ -187,4 +187,6 @@ def _csc_max(rows, cols, vals, n, mirror):
                 data[out] = seg_vals[t]
                 out += 1
     indptr[n] = out
+    if out == indices.size:  # no repeats: keep the arrays rather than copy them
+        return indptr, indices, data
     return indptr, indices[:out].copy(), data[:out].copy()
