@@ -155,3 +155,24 @@ def test_shared_first_expansion_is_bit_identical_to_a_first_iteration(gavin, inf
     direct = get_engine("cpu")
     direct.load(start_matrix(gavin, params))
     assert direct.iterate(inflation_at(params, 1), params.pruning()).chaos == first.chaos
+
+
+@pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
+def test_vector_path_gives_the_scalar_iterands(network):
+    """Heavy columns expanded eight at a time in vector lanes give the bits of the scalar path."""
+    from netmcl.engines.cpu import CpuEngine
+
+    graph = _abc(network)
+    params = MclParams.build(inflation=2.0)
+    runs = {}
+    for name, sharing in [("never", np.inf), ("always", 0.0), ("default", None)]:
+        engine = CpuEngine(threads=2) if sharing is None else CpuEngine(threads=2, lane_sharing=sharing)
+        engine.load(start_matrix(graph, params))
+        runs[name] = []
+        for it in range(1, 5):
+            stats = engine.iterate(inflation_at(params, it), params.pruning())
+            runs[name].append((engine.result().copy(), stats.extra["lanes"], stats.dense_path))
+    assert sum(lanes for _, lanes, _ in runs["never"]) == 0
+    assert sum(lanes for _, lanes, _ in runs["always"]) >= graph.n // 2
+    for name in ("always", "default"):
+        assert all(_same(a, b) for (a, _, _), (b, _, _) in zip(runs["never"], runs[name]))

@@ -75,6 +75,11 @@ class CpuEngine(Engine):
     max_memory : int or str, optional
         Bound on the engine's memory (iterands, scratch and phase buffers),
         e.g. ``"16G"``.  Default: no bound (one phase per iteration).
+    lane_sharing : float, optional
+        When groups of eight heavy columns take the vector path: each entry
+        read must serve at least this many products (default
+        ``_kernels.LANE_SHARING``; ``inf`` never, 0 always).  A speed
+        setting only: the iterands are the same for every value.
 
     Examples
     --------
@@ -84,11 +89,12 @@ class CpuEngine(Engine):
 
     name = "cpu"
 
-    def __init__(self, threads=None, max_memory=None):
+    def __init__(self, threads=None, max_memory=None, lane_sharing=K.LANE_SHARING):
         if threads is None or threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self.threads = int(threads)
         self.max_memory = parse_memory(max_memory)
+        self.lane_sharing = float(lane_sharing)
         self._local = threading.local()
         self._indptr = self._indices = self._data = None
         self.n = 0
@@ -113,7 +119,7 @@ class CpuEngine(Engine):
 
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
-        return CpuEngine(threads=threads, max_memory=budget)
+        return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing)
 
     def _scratch(self):
         loc = self._local
@@ -172,12 +178,12 @@ class CpuEngine(Engine):
             acc, mark, touched = self._scratch()
             return K.expand_columns(
                 self.n_rule, self.n, self._indptr, self._indices, self._data, rng[0], rng[1],
-                cut, select, recover, pct, inflation, acc, mark, touched,
+                cut, select, recover, pct, inflation, self.lane_sharing, acc, mark, touched,
             )
 
         fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
-        group = K.group_size(self.n)  # heavy columns expanded together get their own accumulators
-        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * group if group > 1 else 0)) * self.n
+        heavy = K.run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
+        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * K.LANES + 4 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
         capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
         out_idx = np.empty(capacity, dtype=np.int32)
@@ -230,7 +236,7 @@ class CpuEngine(Engine):
             emptied=int(total[K.STAT_EMPTIED]),
             min_mass=float(total[K.STAT_MIN_MASS]),
             seconds=time.perf_counter() - t0,
-            extra={"phases": phases},
+            extra={"phases": phases, "lanes": int(total[K.STAT_LANES])},
         )
 
 
