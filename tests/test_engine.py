@@ -159,7 +159,7 @@ def test_shared_first_expansion_is_bit_identical_to_a_first_iteration(gavin, inf
 
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
 def test_vector_path_gives_the_scalar_iterands(network):
-    """Heavy columns expanded eight at a time in vector lanes give the bits of the scalar path."""
+    """Heavy columns expanded together in vector lanes give the bits of the scalar path."""
     from netmcl.engines.cpu import CpuEngine
 
     graph = _abc(network)

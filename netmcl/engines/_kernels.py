@@ -19,11 +19,11 @@ Hot loops index with unsigned integers (``uintp``): numba then emits no
 negative-index wraparound, which would otherwise cost as much as the
 arithmetic itself.
 
-Heavy columns whose patterns overlap much are expanded eight at a time into
-interleaved accumulators, one vector instruction per entry read for all eight
-(``_add_lanes``).  Each lane is a float32 multiply, a widening and a double
-add, exactly the scalar statement; a lane whose column does not read the
-entry adds ``+0.0``, which changes no sum.
+Heavy columns whose patterns overlap much are expanded sixteen at a time into
+interleaved accumulators: one vector instruction per entry read and per half
+of eight columns that reads it (``_add_lanes``).  Each lane is a float32
+multiply, a widening and a double add, exactly the scalar statement; a lane
+whose column does not read the entry adds ``+0.0``, which changes no sum.
 """
 
 import math
@@ -42,7 +42,7 @@ STAT_RECOVER_AFTER_SELECT = 4  # columns recovered after selection
 STAT_EMERGENCY = 5  # columns replaced by a loop (R == 0 and nothing kept)
 STAT_DENSE_PATH = 6  # columns expanded on mcl's float32-product path
 STAT_EMPTIED = 7  # columns emptied by inflation (sum of powers <= 0)
-STAT_LANES = 8  # dense-path columns expanded eight at a time on the vector path
+STAT_LANES = 8  # dense-path columns expanded together on the vector path
 STAT_MIN_MASS = 9  # smallest kept mass (before rescaling) of a column
 N_STATS = 10
 
@@ -50,14 +50,17 @@ N_STATS = 10
 #: they then read each column of the matrix once for the whole group, and the
 #: accumulators stay within a core's L2 cache
 GROUP_BYTES = 1 << 19
-#: most heavy columns expanded together, and the lanes of the vector path
+#: most heavy columns expanded together on the scalar path, and the lanes of
+#: one vector operation (eight doubles: one cache line, one AVX-512 register)
 GROUP_MAX = LANES = 8
+#: heavy columns expanded together on the vector path: two halves of LANES
+RUN = 2 * LANES
 #: largest matrix whose heavy columns may take the vector path (its
-#: interleaved accumulators, 64 bytes a row, then take at most 2 MB)
+#: interleaved accumulators, 128 bytes a row, then take at most 4 MB)
 LANE_NODES = 1 << 15
-#: the vector path pays when each entry read serves at least this many of the
-#: group's products (measured: ProCope Krogan serves 3.3 and gains 1.45x,
-#: the 10k community graph 1.3 and loses 1.15x)
+#: the vector path pays when each vector operation serves at least this many
+#: of the run's products (measured with eight lanes: ProCope Krogan serves 3.3
+#: and gains 1.45x, the 10k community graph 1.3 and loses 1.15x)
 LANE_SHARING = 2.0
 
 
@@ -185,8 +188,8 @@ def group_size(n):
 @njit(cache=True, nogil=True)
 def run_size(n):
     """How many consecutive heavy columns of an n-row matrix are taken as one run
-    (the vector path's lanes where it may be used, else `group_size`)."""
-    return LANES if n <= LANE_NODES else group_size(n)
+    (RUN where the vector path may be used, else `group_size`)."""
+    return RUN if n <= LANE_NODES else group_size(n)
 
 
 @njit(cache=True, nogil=True)
@@ -222,12 +225,13 @@ def _add_lanes(typingctx, acc, base, factors, value):
 
 
 @njit(cache=True, nogil=True)
-def _group_union(n, indptr, indices, data, first, size, heads, ends, ks, factors):
+def _group_union(n, indptr, indices, data, first, size, heads, ends, ks, halves, factors):
     """The union of the patterns of columns first .. first+size-1, ascending.
 
-    Fills ks[:u] with the rows k read and factors[:u, b] with M[k, first+b]
-    (0 where column first+b does not hold k); returns u and the summed
-    lengths of the columns read.
+    Fills ks[:u] with the rows k read, factors[:u, b] with M[k, first+b] (0
+    where column first+b does not hold k) and halves[:u] with a bit per half
+    of LANES columns that holds k; returns u and the vector operations the
+    run takes (the lengths of the columns read, once per half reading them).
     """
     for b in range(size):
         heads[b] = indptr[first + b]
@@ -241,42 +245,61 @@ def _group_union(n, indptr, indices, data, first, size, heads, ends, ks, factors
                 k = indices[heads[b]]
         if k == n:
             return u, work
-        for b in range(LANES):
+        h = 0
+        for b in range(RUN):
             p = heads[b] if b < size else 0
             if b < size and p < ends[b] and indices[p] == k:
                 factors[u, b] = data[p]
                 heads[b] = p + 1
+                h |= 1 << (b // LANES)
             else:
                 factors[u, b] = np.float32(0.0)
         ks[u] = k
-        work += indptr[k + 1] - indptr[k]
+        halves[u] = h
+        work += (indptr[k + 1] - indptr[k]) * ((h & 1) + (h >> 1))
         u += 1
 
 
 @njit(cache=True, nogil=True)
-def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, buf, heads, ends, ks, factors):
+def _lanes(factors, t, first):
+    """factors[t, first : first + LANES] as a tuple (one vector register)."""
+    return (factors[t, first], factors[t, first + 1], factors[t, first + 2], factors[t, first + 3],
+            factors[t, first + 4], factors[t, first + 5], factors[t, first + 6], factors[t, first + 7])
+
+
+@njit(cache=True, nogil=True)
+def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, buf, heads, ends, ks, halves,
+                  factors):
     """Accumulate the heavy dense-path columns first .. first+size-1 together.
 
     The columns read are visited once for the whole group, in ascending
     order, so every accumulator still receives its products over k
-    ascending: each sum is the one a column expanded alone gets.  When the
-    group is full and each entry read serves at least `sharing` products
-    (its `flops` over the summed lengths of the columns read), the eight
-    accumulators
-    are interleaved in `buf` (row i's at ``8 i .. 8 i + 7``) and each entry
-    read is one vector operation; otherwise column first+b has its own
-    accumulator ``buf[b n : (b + 1) n]``, filled `group` columns at a time so
-    that the accumulators being filled stay in L2.  Returns whether the lanes
-    were used.
+    ascending: each sum is the one a column expanded alone gets.  When each
+    vector operation would serve at least `sharing` products (the run's
+    `flops` over its operations), the accumulators are interleaved in `buf`
+    (row i's at ``RUN i .. RUN i + RUN - 1``) and each entry read is one
+    vector operation per half of the run that reads it; otherwise column
+    first+b has its own accumulator ``buf[b n : (b + 1) n]``, filled `group`
+    columns at a time so that the accumulators being filled stay in L2.
+    Returns whether the lanes were used.
     """
-    u, work = _group_union(n, indptr, indices, data, first, size, heads, ends, ks, factors)
-    if size == LANES and flops >= sharing * work:
+    u, work = _group_union(n, indptr, indices, data, first, size, heads, ends, ks, halves, factors)
+    if buf.size >= RUN * n and flops >= sharing * work:
         for t in range(u):
             k = ks[t]
-            f = (factors[t, 0], factors[t, 1], factors[t, 2], factors[t, 3],
-                 factors[t, 4], factors[t, 5], factors[t, 6], factors[t, 7])
-            for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
-                _add_lanes(buf, uintp(indices[q]) * uintp(LANES), f, data[q])
+            lo = _lanes(factors, t, 0)
+            hi = _lanes(factors, t, LANES)
+            start, stop = uintp(indptr[k]), uintp(indptr[k + 1])
+            if halves[t] == 3:
+                for q in range(start, stop):
+                    row = uintp(indices[q]) * uintp(RUN)
+                    _add_lanes(buf, row, lo, data[q])
+                    _add_lanes(buf, row + uintp(LANES), hi, data[q])
+            else:
+                f = lo if halves[t] == 1 else hi
+                shift = uintp(0) if halves[t] == 1 else uintp(LANES)
+                for q in range(start, stop):
+                    _add_lanes(buf, uintp(indices[q]) * uintp(RUN) + shift, f, data[q])
         return True
     for low in range(0, size, group):
         for t in range(u):
@@ -292,7 +315,7 @@ def _scan_lane(n, buf, b, rows, vals):
     """`_scan` of lane b of the interleaved accumulators in buf."""
     m = 0
     for i in range(uintp(n)):
-        at = i * uintp(LANES) + uintp(b)
+        at = i * uintp(RUN) + uintp(b)
         s = buf[at]
         rows[m] = i
         vals[m] = np.float32(s)
@@ -471,8 +494,8 @@ def expand_columns(
         The inflation applied to the pruned, rescaled column; 0 leaves the
         column uninflated (an inflation sweep inflates copies itself).
     lane_sharing : float
-        Groups of eight heavy columns take the vector path when each entry
-        read serves at least this many products (``LANE_SHARING``; ``inf``
+        Runs of heavy columns take the vector path when each vector
+        operation serves at least this many products (``LANE_SHARING``; ``inf``
         never, 0 always).  The result is the same either way.
     acc, mark, touched : arrays of length n
         Scratch: float64 zeros, uint8 zeros (both returned zeroed), int32.
@@ -506,7 +529,8 @@ def expand_columns(
     heads = np.empty(run, dtype=np.int64)
     ends = np.empty(run, dtype=np.int64)
     ks = np.empty(n if run > 1 else 0, dtype=np.int32)
-    factors = np.empty((n if run > 1 else 0, LANES), dtype=np.float32)
+    halves = np.empty(n if run > 1 else 0, dtype=np.uint8)
+    factors = np.empty((n if run > 1 else 0, RUN), dtype=np.float32)
     j = col_lo
     while j < col_hi:
         # the run of consecutive heavy columns on mcl's dense path, at most `run` long
@@ -520,7 +544,9 @@ def expand_columns(
             size += 1
         lanes = False
         if size > 1:
-            lanes = _expand_heavy(n, indptr, indices, data, j, size, group, work, lane_sharing, buf, heads, ends, ks, factors)
+            lanes = _expand_heavy(
+                n, indptr, indices, data, j, size, group, work, lane_sharing, buf, heads, ends, ks, halves, factors
+            )
         elif size == 1:
             for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
                 _add_products(indptr, indices, data, uintp(indices[p]), data[p], buf)

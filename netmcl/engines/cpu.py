@@ -76,8 +76,8 @@ class CpuEngine(Engine):
         Bound on the engine's memory (iterands, scratch and phase buffers),
         e.g. ``"16G"``.  Default: no bound (one phase per iteration).
     lane_sharing : float, optional
-        When groups of eight heavy columns take the vector path: each entry
-        read must serve at least this many products (default
+        When runs of heavy columns take the vector path: each vector
+        operation must serve at least this many products (default
         ``_kernels.LANE_SHARING``; ``inf`` never, 0 always).  A speed
         setting only: the iterands are the same for every value.
 
@@ -183,7 +183,7 @@ class CpuEngine(Engine):
 
         fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
         heavy = K.run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
-        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * K.LANES + 4 if heavy > 1 else 0)) * self.n
+        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * K.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
         capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
         out_idx = np.empty(capacity, dtype=np.int32)
