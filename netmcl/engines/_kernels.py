@@ -150,8 +150,9 @@ def _masked_mass(vals, n, bar):
 
 
 @njit(cache=True, nogil=True)
-def _scan(n, acc, rows, vals):
-    """Move the non-zero sums of acc, ascending, into rows/vals; clear acc.
+def _scan(n, acc, rows, vals, first, stride):
+    """Move the non-zero sums ``acc[first + i * stride]``, i = 0 .. n-1, into
+    rows/vals (rows i ascending) and clear them.
 
     Branch-free: every row is written at the next free slot, which advances
     only past non-zero sums (a branch on them mispredicts when about half
@@ -159,11 +160,12 @@ def _scan(n, acc, rows, vals):
     """
     m = 0
     for i in range(uintp(n)):
-        s = acc[i]
+        at = uintp(first) + i * uintp(stride)
+        s = acc[at]
         rows[m] = i
         vals[m] = np.float32(s)
         m += s != 0.0
-        acc[i] = 0.0
+        acc[at] = 0.0
     return m
 
 
@@ -311,20 +313,6 @@ def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, 
 
 
 @njit(cache=True, nogil=True)
-def _scan_lane(n, buf, b, rows, vals):
-    """`_scan` of lane b of the interleaved accumulators in buf."""
-    m = 0
-    for i in range(uintp(n)):
-        at = i * uintp(RUN) + uintp(b)
-        s = buf[at]
-        rows[m] = i
-        vals[m] = np.float32(s)
-        m += s != 0.0
-        buf[at] = 0.0
-    return m
-
-
-@njit(cache=True, nogil=True)
 def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
     """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
@@ -347,7 +335,7 @@ def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
                 u += 1
             acc[i] = a + prod
     if u * 16 > n:
-        return _scan(n, acc, rows, vals)
+        return _scan(n, acc, rows, vals, 0, 1)
     return _gather(n, u, acc, touched, rows, vals)
 
 
@@ -552,11 +540,11 @@ def expand_columns(
                 _add_products(indptr, indices, data, uintp(indices[p]), data[p], buf)
         for b in range(max(size, 1)):
             if lanes:
-                m = _scan_lane(n, buf, b, rows, vals)
+                m = _scan(n, buf, rows, vals, b, RUN)
                 stats[STAT_DENSE_PATH] += 1
                 stats[STAT_LANES] += 1
             elif size > 0:
-                m = _scan(n, buf[b * n : (b + 1) * n], rows, vals)
+                m = _scan(n, buf, rows, vals, b * n, 1)
                 stats[STAT_DENSE_PATH] += 1
             elif flops * 10 >= n_rule:  # mcl's rule for its dense product path
                 m = _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals)
