@@ -559,8 +559,9 @@ def render_section(name, context, inputs, rows, warmups, consistency):
         lines += ["", "Targets for netmcl (time ≤ 0.5× mcl, peak memory ≤ mcl, clusters identical):", "",
                   "| input | T | time ≤ 0.5× | memory ≤ 1× | identical |", "|---|---:|---|---|---|"]
         for row in target_rows:
-            if "time_ratio" not in row:
-                lines.append(f"| {row['input']} | {row['threads']} | **no** ({row['failure']}) | – | – |")
+            if row.get("time_ratio") is None:
+                why = f"**no** ({row['failure']})" if row.get("failure") else "– (no mcl run)"
+                lines.append(f"| {row['input']} | {row['threads']} | {why} | – | – |")
                 continue
             cmp_ = row.get("vs_mcl") or {}
             lines.append(f"| {row['input']} | {row['threads']} | {_mark(row['time_ratio'] <= 0.5)} "
