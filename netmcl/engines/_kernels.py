@@ -59,9 +59,9 @@ RUN = 2 * LANES
 #: interleaved accumulators, 128 bytes a row, then take at most 4 MB)
 LANE_NODES = 1 << 15
 #: the vector path pays when each vector operation serves at least this many
-#: of the run's products (measured with eight lanes: ProCope Krogan serves 3.3
-#: and gains 1.45x, the 10k community graph 1.3 and loses 1.15x)
-LANE_SHARING = 2.0
+#: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
+#: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %)
+LANE_SHARING = 1.5
 
 
 @njit(cache=True, nogil=True)
