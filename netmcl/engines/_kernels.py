@@ -65,22 +65,16 @@ LANE_SHARING = 1.5
 
 
 @njit(cache=True, nogil=True)
-def _flops(indptr, indices, j):
-    """The expansion work of column j: the summed lengths of the columns it reads."""
-    f = 0
-    for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
-        k = uintp(indices[p])
-        f += indptr[k + 1] - indptr[k]
-    return f
-
-
-@njit(cache=True, nogil=True)
 def column_flops(indptr, indices):
     """Per column j, the expansion work: the summed lengths of the columns it reads."""
     n = indptr.size - 1
     flops = np.zeros(n, dtype=np.int64)
     for j in range(n):
-        flops[j] = _flops(indptr, indices, j)
+        f = 0
+        for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+            k = uintp(indices[p])
+            f += indptr[k + 1] - indptr[k]
+        flops[j] = f
     return flops
 
 
@@ -248,14 +242,15 @@ def _group_union(n, indptr, indices, data, first, size, heads, ends, ks, halves,
         if k == n:
             return u, work
         h = 0
-        for b in range(RUN):
-            p = heads[b] if b < size else 0
-            if b < size and p < ends[b] and indices[p] == k:
+        for b in range(size):
+            p = heads[b]
+            if p < ends[b] and indices[p] == k:
                 factors[u, b] = data[p]
                 heads[b] = p + 1
                 h |= 1 << (b // LANES)
             else:
                 factors[u, b] = np.float32(0.0)
+        factors[u, size:] = np.float32(0.0)
         ks[u] = k
         halves[u] = h
         work += (indptr[k + 1] - indptr[k]) * ((h & 1) + (h >> 1))
@@ -455,7 +450,7 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
 
 @njit(cache=True, nogil=True)
 def expand_columns(
-    n_rule, n, indptr, indices, data, col_lo, col_hi, cut, select, recover, pct, inflation, lane_sharing,
+    n_rule, n, indptr, indices, data, flops, col_lo, col_hi, cut, select, recover, pct, inflation, lane_sharing,
     acc, mark, touched,
 ):
     """Expand, prune, rescale and inflate columns ``col_lo .. col_hi - 1``.
@@ -470,6 +465,8 @@ def expand_columns(
     indptr, indices, data : arrays
         The column-stochastic matrix in CSC form (int64, int32, float32),
         rows ascending in each column.
+    flops : int64 array
+        Per column, the expansion work (``column_flops``).
     col_lo, col_hi : int
         The column range to compute.
     cut : float
@@ -525,10 +522,10 @@ def expand_columns(
         size = 0
         work = 0
         while size < run and j + size < col_hi:
-            flops = _flops(indptr, indices, j + size)
-            if flops * 10 < n_rule or flops * 2 < n:
+            f = flops[j + size]
+            if f * 10 < n_rule or f * 2 < n:
                 break
-            work += flops
+            work += f
             size += 1
         lanes = False
         if size > 1:
@@ -546,7 +543,7 @@ def expand_columns(
             elif size > 0:
                 m = _scan(n, buf, rows, vals, b * n, 1)
                 stats[STAT_DENSE_PATH] += 1
-            elif flops * 10 >= n_rule:  # mcl's rule for its dense product path
+            elif flops[j] * 10 >= n_rule:  # mcl's rule for its dense product path
                 m = _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals)
                 stats[STAT_DENSE_PATH] += 1
             else:

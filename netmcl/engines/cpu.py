@@ -177,7 +177,7 @@ class CpuEngine(Engine):
         def run(rng):
             acc, mark, touched = self._scratch()
             return K.expand_columns(
-                self.n_rule, self.n, self._indptr, self._indices, self._data, rng[0], rng[1],
+                self.n_rule, self.n, self._indptr, self._indices, self._data, flops, rng[0], rng[1],
                 cut, select, recover, pct, inflation, self.lane_sharing, acc, mark, touched,
             )
 
