@@ -37,19 +37,6 @@ E_EOF = 9  #: native format: file ends inside the matrix
 _POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)
 #: the largest float32: mcl stores weights as float32
 FLT_MAX = float(np.finfo(np.float32).max)
-
-
-def convert_slow(data, values, status, starts, ends):
-    """Convert in place the values the scanner left to Python's float() (status V_SLOW).
-
-    Returns the index of the first value above the largest float32, or -1.
-    """
-    slow = np.flatnonzero(status == V_SLOW)
-    if not slow.size:
-        return -1
-    values[slow] = [float(data[a:b]) for a, b in zip(starts[slow].tolist(), ends[slow].tolist())]
-    too_large = slow[values[slow] > FLT_MAX]
-    return int(too_large[0]) if too_large.size else -1
 _TWO53 = 1 << 53
 
 
@@ -511,3 +498,16 @@ def scan_native(buf, pos, line, pow10):
             spans[ne, 2] = v1
             listing[ne] = nlist
             ne += 1
+
+
+def convert_slow(data, values, status, starts, ends):
+    """Convert in place the values the scanner left to Python's float() (status V_SLOW).
+
+    Returns the index of the first value above the largest float32, or -1.
+    """
+    slow = np.flatnonzero(status == V_SLOW)
+    if not slow.size:
+        return -1
+    values[slow] = [float(data[a:b]) for a, b in zip(starts[slow].tolist(), ends[slow].tolist())]
+    too_large = slow[values[slow] > FLT_MAX]
+    return int(too_large[0]) if too_large.size else -1
