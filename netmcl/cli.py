@@ -413,8 +413,11 @@ def _run(args):
         print(out)
         return 0
     kwargs = _mcl_kwargs(args)
-    graph = _read_graph(args)
+    from .engines.cpu import map_large_blocks
     from .mcl import mcl
+
+    map_large_blocks()  # this process is ours: freed arrays go back to the system
+    graph = _read_graph(args)
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -409,6 +409,7 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         stats += more
     else:
         engine.load(current, n_rule=graph.n)
+        del current  # the engine holds it until the first iteration replaces it
         with tqdm(desc="mcl", unit="it", disable=not progress, leave=False) as bar:
             for it, _, st in _iterations(engine, params, done + 1):
                 stats.append(st)

@@ -1,6 +1,9 @@
 """The CPU engine: threads, memory budgets and component decomposition never change a bit."""
 
 import gzip
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -176,3 +179,45 @@ def test_vector_path_gives_the_scalar_iterands(network):
     assert sum(lanes for _, lanes in runs["always"]) >= graph.n // 2
     for name in ("always", "default"):
         assert all(_same(a, b) for (a, _), (b, _) in zip(runs["never"], runs[name]))
+
+
+def test_output_grows_past_the_estimate_when_pruning_keeps_ties():
+    """Recovery keeps every entry tied with the last one, which can exceed the size estimate."""
+    from netmcl.engines.cpu import CpuEngine
+
+    edges = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+    graph = SparseGraph.from_edges([a for a, _ in edges], [b for _, b in edges])  # K5: five tied entries
+    params = MclParams.build(inflation=2.0, pruning_number=2, select=1, recover=1)
+    engine = CpuEngine(threads=1)
+    engine.load(start_matrix(graph, params))
+    assert engine._column_estimates(params.pruning())[1].sum() < 25  # so the output must grow
+    stats = engine.iterate(inflation_at(params, 1), params.pruning())
+    assert (stats.kept, stats.recovered) == (25, 5)
+    assert np.array_equal(engine.result().toarray(), np.full((5, 5), 0.2, dtype=np.float32))
+
+
+_HEAP_SCRIPT = """
+import sys
+import numpy as np
+from netmcl.engines.cpu import map_large_blocks
+
+if sys.argv[1] == "mapped":
+    assert map_large_blocks()
+np.ones(2**21)  # a 16 MiB block, mapped and unmapped: glibc raises its threshold to 16 MiB
+blocks = [np.ones(2**20) for _ in range(12)]  # 8 MiB blocks
+del blocks[:-1]
+print(next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS")))
+"""
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "confstr") or not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"),
+    reason="glibc's allocator only",
+)
+def test_map_large_blocks_returns_freed_arrays_to_the_system():
+    rss = {
+        mode: int(subprocess.run([sys.executable, "-c", _HEAP_SCRIPT, mode], capture_output=True, text=True,
+                                 check=True).stdout)
+        for mode in ("default", "mapped")
+    }
+    assert rss["default"] - rss["mapped"] > 60 * 1024  # KiB: the eleven freed 8 MiB blocks

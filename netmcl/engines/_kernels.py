@@ -451,7 +451,7 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
 @njit(cache=True, nogil=True)
 def expand_columns(
     n_rule, n, indptr, indices, data, flops, col_lo, col_hi, cut, select, recover, pct, inflation, lane_sharing,
-    acc, mark, touched,
+    room, acc, mark, touched,
 ):
     """Expand, prune, rescale and inflate columns ``col_lo .. col_hi - 1``.
 
@@ -482,6 +482,11 @@ def expand_columns(
         Runs of heavy columns take the vector path when each vector
         operation serves at least this many products (``LANE_SHARING``; ``inf``
         never, 0 always).  The result is the same either way.
+    room : int
+        Entries the output starts with room for: an estimate of the kept
+        entries of the columns, at least their count (ties kept by pruning
+        can exceed it, and the output then grows).  Untouched room costs
+        address space, not memory.
     acc, mark, touched : arrays of length n
         Scratch: float64 zeros, uint8 zeros (both returned zeroed), int32.
 
@@ -498,8 +503,8 @@ def expand_columns(
     """
     ncols = col_hi - col_lo
     counts = np.zeros(ncols, dtype=np.int64)
-    out_idx = np.empty(1024, dtype=np.int32)
-    out_val = np.empty(1024, dtype=np.float32)
+    out_idx = np.empty(max(room, 1), dtype=np.int32)
+    out_val = np.empty(max(room, 1), dtype=np.float32)
     n_out = 0
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
