@@ -116,7 +116,8 @@ class SparseGraph:
         if src.size and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
             raise ParameterError(f"Node ids must lie in 0..{n - 1}.")
         keep = w != 0
-        src, dst, w = src[keep], dst[keep], w[keep].astype(np.float32)
+        if not keep.all():
+            src, dst, w = src[keep], dst[keep], w[keep]
         return cls(_merge_max(dst, src, w, n, mirror=symmetrize), labels=labels)
 
     @property

@@ -19,7 +19,7 @@ from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import component_groups, run_components
 from .engines import get_engine
-from .engines._kernels import inflate_columns, normalize_columns
+from .engines._kernels import inflate_columns, normalize_columns, with_max_loops
 from .exceptions import ConvergenceWarning
 from .interpret import interpret, sort_clusters
 from .params import MclParams
@@ -62,22 +62,10 @@ def start_matrix(graph, params):
     m = graph.matrix
     n = m.shape[0]
     if params.discard_loops:
-        m = sp.csc_array(m)
-        coo = m.tocoo()
-        off = coo.row != coo.col
-        rows, cols, vals = coo.row[off], coo.col[off], coo.data[off]
-        colmax = np.zeros(n, dtype=np.float32)
-        np.maximum.at(colmax, cols, vals)
-        loops = np.where(colmax > 0, colmax, np.float32(1.0)).astype(np.float32)
-        rows = np.concatenate([rows, np.arange(n)])
-        cols = np.concatenate([cols, np.arange(n)])
-        vals = np.concatenate([vals, loops])
-        m = sp.csc_array((vals, (rows, cols)), shape=(n, n))
-        m.sort_indices()
-    m = sp.csc_array(
-        (m.data.astype(np.float32, copy=True), m.indices.astype(np.int32), m.indptr.astype(np.int64)),
-        shape=(n, n),
-    )
+        indptr, indices, data = with_max_loops(m.indptr, m.indices, m.data)
+    else:
+        indptr, indices, data = m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data.astype(np.float32)
+    m = sp.csc_array((data, indices, indptr), shape=(n, n))
     if params.loop_gain is not None:
         cols = np.repeat(np.arange(n), np.diff(m.indptr))
         on = m.indices == cols

@@ -91,6 +91,42 @@ def normalize_columns(indptr, data):
 
 
 @njit(cache=True, nogil=True)
+def with_max_loops(indptr, indices, data):
+    """The CSC arrays (int64, int32, float32) of a matrix whose loops are replaced,
+    as mcl does by default: each column gets a loop of its largest off-diagonal
+    value, or of 1 when it has none above zero.  Rows stay ascending."""
+    n = indptr.size - 1
+    total = n
+    for j in range(n):
+        for p in range(indptr[j], indptr[j + 1]):
+            total += indices[p] != j
+    out_ptr = np.empty(n + 1, dtype=np.int64)
+    out_idx = np.empty(total, dtype=np.int32)
+    out_val = np.empty(total, dtype=np.float32)
+    q = 0
+    for j in range(n):
+        out_ptr[j] = q
+        loop = np.float32(0.0)
+        for p in range(indptr[j], indptr[j + 1]):
+            if indices[p] != j and data[p] > loop:
+                loop = data[p]
+        if loop == 0.0:
+            loop = np.float32(1.0)
+        placed = False
+        for p in range(indptr[j], indptr[j + 1]):
+            i = indices[p]
+            if i == j:
+                continue
+            if i > j and not placed:
+                out_idx[q], out_val[q], q, placed = j, loop, q + 1, True
+            out_idx[q], out_val[q], q = i, data[p], q + 1
+        if not placed:
+            out_idx[q], out_val[q], q = j, loop, q + 1
+    out_ptr[n] = q
+    return out_ptr, out_idx, out_val
+
+
+@njit(cache=True, nogil=True)
 def _inflate_vector(vals, lo, hi, power):
     """Raise vals[lo:hi] to `power` and rescale; return False if emptied."""
     s = 0.0

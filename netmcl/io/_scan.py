@@ -145,23 +145,32 @@ def _word_status(buf, i, end):
 
 @njit(cache=True)
 def scan_abc(buf, skip_header, pow10):
-    """Split an mcl label file into records, as ``mcl --abc`` reads it.
+    """Split an mcl label file into edges, as ``mcl --abc`` reads it, numbering its labels.
 
-    Returns ``(spans, values, status, linenos, nrec, err, err_line, err_lo,
-    err_hi, first_line)``: ``spans[k]`` holds the byte spans of record k's two
-    labels and its value token, ``first_line`` the line number of the first
-    data line (for the header hint).  On an error, ``nrec`` records before it
-    are valid.
+    Labels are numbered by first appearance, as mcl numbers them.  Returns
+    ``(src, dst, values, nrec, spans, nlabels, slow, nslow, err, err_line,
+    err_lo, err_hi, first_line)``: record k joins labels ``src[k]`` and
+    ``dst[k]`` with weight ``values[k]``; ``spans[t]`` is the byte span of
+    label t's first occurrence; ``slow[:nslow]`` holds (record, start, end)
+    of the values left to Python's ``float`` (:data:`V_SLOW`), whose
+    ``values`` are placeholders; ``first_line`` is the line number of the
+    first data line (for the header hint).  On an error, the ``nrec``
+    records before it are valid.  Memory: 24 bytes a line, plus the labels.
     """
     n = buf.size
     nlines = 1
     for c in buf:
         if c == 10:
             nlines += 1
-    spans = np.empty((nlines, 6), dtype=np.int64)
+    src = np.empty(nlines, dtype=np.int64)
+    dst = np.empty(nlines, dtype=np.int64)
     values = np.empty(nlines, dtype=np.float64)
-    status = np.empty(nlines, dtype=np.int8)
-    linenos = np.empty(nlines, dtype=np.int64)
+    slow = np.empty((16, 3), dtype=np.int64)
+    nslow = 0
+    table = np.full(1024, -1, dtype=np.int64)
+    hashes = np.empty(1024, dtype=np.uint64)
+    spans = np.empty((1024, 2), dtype=np.int64)
+    nid = 0
     nrec = 0
     line = 0
     pos = 0
@@ -187,6 +196,7 @@ def scan_abc(buf, skip_header, pow10):
             continue
         if first_line == 0:
             first_line = line
+        err = E_NONE
         if has_tab:
             # label TAB label [TAB value]; labels keep inner and outer blanks
             a0 = pos
@@ -197,16 +207,16 @@ def scan_abc(buf, skip_header, pow10):
             for k in range(a0, a1):
                 if not _isspace(buf[k]):
                     blank = False
-            if blank:
-                return spans, values, status, linenos, nrec, E_EMPTY_LABEL, line, pos, e, first_line
             b0 = a1 + 1
             while b0 < e and _isspace(buf[b0]):
                 b0 += 1
             b1 = b0
             while b1 < e and buf[b1] != 9:
                 b1 += 1
-            if b0 == b1:
-                return spans, values, status, linenos, nrec, E_ONE_FIELD, line, pos, e, first_line
+            if blank:
+                err = E_EMPTY_LABEL
+            elif b0 == b1:
+                err = E_ONE_FIELD
         else:
             a0 = p
             a1 = a0
@@ -215,11 +225,13 @@ def scan_abc(buf, skip_header, pow10):
             b0 = a1
             while b0 < e and _isspace(buf[b0]):
                 b0 += 1
-            if b0 == e:
-                return spans, values, status, linenos, nrec, E_ONE_FIELD, line, pos, e, first_line
             b1 = b0
             while b1 < e and not _isspace(buf[b1]):
                 b1 += 1
+            if b0 == e:
+                err = E_ONE_FIELD
+        if err != E_NONE:
+            return src, dst, values, nrec, spans, nid, slow, nslow, err, line, pos, e, first_line
         v0 = b1
         while v0 < e and _isspace(buf[v0]):
             v0 += 1
@@ -227,24 +239,49 @@ def scan_abc(buf, skip_header, pow10):
         while v1 < e and not _isspace(buf[v1]):
             v1 += 1
         if v0 == v1:
-            st = V_MISSING
             val = 1.0
         else:
             st, val = parse_number(buf, v0, v1, pow10)
             if st > V_SLOW:
-                return spans, values, status, linenos, nrec, st, line, v0, v1, first_line
-        spans[nrec, 0] = a0
-        spans[nrec, 1] = a1
-        spans[nrec, 2] = b0
-        spans[nrec, 3] = b1
-        spans[nrec, 4] = v0
-        spans[nrec, 5] = v1
+                return src, dst, values, nrec, spans, nid, slow, nslow, st, line, v0, v1, first_line
+            if st == V_SLOW:
+                if nslow == slow.shape[0]:
+                    slow = np.concatenate((slow, np.empty_like(slow)))
+                slow[nslow, 0] = nrec
+                slow[nslow, 1] = v0
+                slow[nslow, 2] = v1
+                nslow += 1
+        for side in range(2):
+            lo = a0 if side == 0 else b0
+            hi = a1 if side == 0 else b1
+            h = _hash(buf, lo, hi)
+            cap = table.size
+            slot = h & np.uint64(cap - 1)
+            while True:
+                t = table[slot]
+                if t < 0 or (hashes[t] == h and _same(buf, lo, hi, spans[t, 0], spans[t, 1])):
+                    break
+                slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
+            if t < 0:
+                t = nid
+                if nid == hashes.size:
+                    hashes = np.concatenate((hashes, np.empty_like(hashes)))
+                    spans = np.concatenate((spans, np.empty_like(spans)))
+                hashes[t] = h
+                spans[t, 0] = lo
+                spans[t, 1] = hi
+                table[slot] = t
+                nid += 1
+                if 2 * nid > cap:  # keep the load factor below 1/2
+                    table = _rehash(hashes, nid, 2 * cap)
+            if side == 0:
+                src[nrec] = t
+            else:
+                dst[nrec] = t
         values[nrec] = val
-        status[nrec] = st
-        linenos[nrec] = line
         nrec += 1
         pos = e + 1
-    return spans, values, status, linenos, nrec, E_NONE, line, 0, 0, first_line
+    return src, dst, values, nrec, spans, nid, slow, nslow, E_NONE, line, 0, 0, first_line
 
 
 @njit(cache=True, inline="always")
@@ -266,66 +303,30 @@ def _same(buf, a0, a1, b0, b1):
 
 
 @njit(cache=True)
-def number_labels(buf, starts, ends):
-    """Number byte-string tokens by first appearance with an open-addressing hash table.
-
-    Returns ``(ids, first)``: the id of every token and, for each id, the
-    index of the token that introduced it.
-    """
-    ntok = starts.size
-    ids = np.empty(ntok, dtype=np.int64)
-    cap = 1024
+def _rehash(hashes, nid, cap):
+    """An open-addressing table of `cap` slots holding ids 0 .. nid-1 by their hashes."""
     table = np.full(cap, -1, dtype=np.int64)
-    hashes = np.empty(1024, dtype=np.uint64)
-    first = np.empty(1024, dtype=np.int64)
-    nid = 0
-    for t in range(ntok):
-        lo = starts[t]
-        hi = ends[t]
-        h = _hash(buf, lo, hi)
-        slot = h & np.uint64(cap - 1)
-        while True:
-            k = table[slot]
-            if k < 0:
-                break
-            if hashes[k] == h and _same(buf, lo, hi, starts[first[k]], ends[first[k]]):
-                break
-            slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
-        if k >= 0:
-            ids[t] = k
-            continue
-        if nid == first.size:
-            first = np.concatenate((first, np.empty(first.size, dtype=np.int64)))
-            hashes = np.concatenate((hashes, np.empty(hashes.size, dtype=np.uint64)))
-        first[nid] = t
-        hashes[nid] = h
-        ids[t] = nid
-        table[slot] = nid
-        nid += 1
-        if 2 * nid > cap:  # keep the load factor below 1/2
-            cap *= 2
-            table = np.full(cap, -1, dtype=np.int64)
-            for j in range(nid):
-                s = hashes[j] & np.uint64(cap - 1)
-                while table[s] >= 0:
-                    s = (s + np.uint64(1)) & np.uint64(cap - 1)
-                table[s] = j
-    return ids, first[:nid]
+    for t in range(nid):
+        s = hashes[t] & np.uint64(cap - 1)
+        while table[s] >= 0:
+            s = (s + np.uint64(1)) & np.uint64(cap - 1)
+        table[s] = t
+    return table
 
 
 @njit(cache=True)
-def join_spans(buf, starts, ends, sep):
-    """The tokens ``buf[starts[k]:ends[k]]`` joined by the byte `sep`, as one uint8 array."""
+def join_spans(buf, spans, sep):
+    """The byte strings ``buf[spans[k, 0]:spans[k, 1]]`` joined by the byte `sep`, as one uint8 array."""
     total = 0
-    for k in range(starts.size):
-        total += ends[k] - starts[k] + 1
+    for k in range(spans.shape[0]):
+        total += spans[k, 1] - spans[k, 0] + 1
     out = np.empty(max(total - 1, 0), dtype=np.uint8)
     p = 0
-    for k in range(starts.size):
+    for k in range(spans.shape[0]):
         if k:
             out[p] = sep
             p += 1
-        for j in range(starts[k], ends[k]):
+        for j in range(spans[k, 0], spans[k, 1]):
             out[p] = buf[j]
             p += 1
     return out
@@ -500,14 +501,15 @@ def scan_native(buf, pos, line, pow10):
             ne += 1
 
 
-def convert_slow(data, values, status, starts, ends):
-    """Convert in place the values the scanner left to Python's float() (status V_SLOW).
+def convert_slow(data, values, slow, starts, ends):
+    """Convert in place, with Python's float(), the values ``values[slow]`` the
+    scanner left (status V_SLOW); ``starts``/``ends`` are their byte spans.
 
-    Returns the index of the first value above the largest float32, or -1.
+    Returns the position in `slow` of the first value above the largest
+    float32, or -1.
     """
-    slow = np.flatnonzero(status == V_SLOW)
     if not slow.size:
         return -1
-    values[slow] = [float(data[a:b]) for a, b in zip(starts[slow].tolist(), ends[slow].tolist())]
-    too_large = slow[values[slow] > FLT_MAX]
+    values[slow] = [float(data[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
+    too_large = np.flatnonzero(values[slow] > FLT_MAX)
     return int(too_large[0]) if too_large.size else -1

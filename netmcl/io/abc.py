@@ -119,13 +119,14 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     name = display_name(path)
     data = read_input_bytes(path)
     buf = np.frombuffer(data, dtype=np.uint8)
-    spans, values, status, linenos, nrec, err, err_line, err_lo, err_hi, first_line = _scan.scan_abc(
-        buf, bool(skip_header), _scan._POW10
+    src, dst, values, nrec, spans, nlabels, slow, nslow, err, err_line, err_lo, err_hi, first_line = (
+        _scan.scan_abc(buf, bool(skip_header), _scan._POW10)
     )
-    spans, values, status, linenos = spans[:nrec], values[:nrec], status[:nrec], linenos[:nrec]
-    k = _scan.convert_slow(data, values, status, spans[:, 4], spans[:, 5])
+    values, slow = values[:nrec], slow[:nslow]
+    k = _scan.convert_slow(data, values, slow[:, 0], slow[:, 1], slow[:, 2])
     if k >= 0:
-        err, err_line, err_lo, err_hi = _scan.E_TOO_LARGE, int(linenos[k]), spans[k, 4], spans[k, 5]
+        err, err_lo, err_hi = _scan.E_TOO_LARGE, slow[k, 1], slow[k, 2]
+        err_line = data.count(b"\n", 0, err_lo) + 1
     if err != _scan.E_NONE:
         value = data[err_lo:err_hi].decode("utf-8", "replace")
         message = _MESSAGES[err]
@@ -140,10 +141,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         raise InputFileError(
             name, "The file has no edges: it is empty or holds only comments and blank lines."
         )
-    tokens = spans[:, [0, 2]].ravel()
-    token_ends = spans[:, [1, 3]].ravel()
-    ids, first = _scan.number_labels(buf, tokens, token_ends)
-    joined = _scan.join_spans(buf, tokens[first], token_ends[first], 10)
+    joined = _scan.join_spans(buf, spans[:nlabels], 10)
+    del buf, data, spans
     labels = joined.tobytes().decode("utf-8", "surrogateescape").split("\n")
     if any(label.endswith("\r") for label in labels):
         log.warning(
@@ -151,9 +150,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             "and no weights); mcl keeps it as part of the label, and so does netmcl.",
             name,
         )
-    ids = ids.reshape(-1, 2)
     graph = SparseGraph.from_edges(
-        ids[:, 0], ids[:, 1], values, labels=labels, n=len(labels), symmetrize=symmetrize
+        src[:nrec], dst[:nrec], values, labels=labels, n=len(labels), symmetrize=symmetrize
     )
     log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, nrec, graph.n, graph.nnz)
     return graph

@@ -183,8 +183,10 @@ def _parse_native(data, name):
         spans[:ne],
         listing[:ne],
     )
-    k = _scan.convert_slow(data, vals, vstat, spans[:, 1], spans[:, 2])
+    slow = np.flatnonzero(vstat == _scan.V_SLOW)
+    k = _scan.convert_slow(data, vals, slow, spans[slow, 1], spans[slow, 2])
     if k >= 0:
+        k = slow[k]
         err, err_line, lo, hi = _scan.E_TOO_LARGE, _line_of(data, spans[k, 1]), spans[k, 1], spans[k, 2]
     if err != _scan.E_NONE:
         raise InputFileError(
