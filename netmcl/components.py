@@ -24,14 +24,71 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
+from numba import njit
 
-__all__ = ["component_groups", "run_components"]
+__all__ = ["component_groups", "run_components", "weak_components"]
 
 log = logging.getLogger("netmcl")
 
 #: components smaller than this are packed together into one group
 GROUP_NODES = 4096
+
+
+@njit(cache=True, nogil=True)
+def _root(parent, v):
+    while parent[v] != v:
+        parent[v] = parent[parent[v]]  # path halving
+        v = parent[v]
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _weak_labels(indptr, indices):
+    n = indptr.size - 1
+    parent = np.arange(n)
+    for j in range(n):
+        for p in range(indptr[j], indptr[j + 1]):
+            a = _root(parent, j)
+            b = _root(parent, indices[p])
+            parent[max(a, b)] = min(a, b)  # every root is its component's smallest node
+    labels = np.empty(n, dtype=np.int64)
+    count = 0
+    for v in range(n):
+        r = _root(parent, v)
+        if r == v:
+            labels[v] = count
+            count += 1
+        else:
+            labels[v] = labels[r]
+    return count, labels
+
+
+def weak_components(matrix):
+    """The weakly connected components of a square sparse matrix's pattern.
+
+    Every stored entry links its row and column, whatever its direction or
+    value.  Components are numbered by their smallest node.
+
+    Parameters
+    ----------
+    matrix : scipy sparse matrix, CSC or CSR
+
+    Returns
+    -------
+    count : int
+    labels : numpy.ndarray of int64
+        The component of each node.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> m = sp.csc_array(([1.0, 1.0], ([3, 1], [0, 2])), shape=(5, 5))
+    >>> count, labels = weak_components(m)
+    >>> count, labels.tolist()
+    (3, [0, 1, 1, 0, 2])
+    """
+    count, labels = _weak_labels(np.asarray(matrix.indptr), np.asarray(matrix.indices))
+    return int(count), labels
 
 
 def component_groups(matrix, *, group_nodes=GROUP_NODES):
@@ -58,7 +115,7 @@ def component_groups(matrix, *, group_nodes=GROUP_NODES):
     [[0, 1], [2, 3], [4]]
     """
     n = matrix.shape[0]
-    ncomp, comp = connected_components(matrix, directed=True, connection="weak")
+    ncomp, comp = weak_components(matrix)
     if ncomp <= 1:
         return [np.arange(n)]
     sizes = np.bincount(comp, minlength=ncomp)

@@ -9,8 +9,7 @@ overlap (cut, keep or split) and sort the clusters.
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
-
+from .components import weak_components
 from .engines._kernels import normalize_columns
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
@@ -83,7 +82,7 @@ def interpret(limit, *, overlap="cut"):
     attractors = np.flatnonzero(diag)
     # attractor systems: components of the DAG restricted to attractors, undirected
     sub = D[attractors][:, attractors]
-    ncomp, comp = connected_components(sub, directed=True, connection="weak")
+    ncomp, comp = weak_components(sub)
     members = _group(attractors, comp, ncomp)
     order = sorted(range(ncomp), key=lambda c: (-members[c].size, members[c][0]))
     cid = np.empty(ncomp, dtype=np.int64)

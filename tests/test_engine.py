@@ -221,3 +221,18 @@ def test_map_large_blocks_returns_freed_arrays_to_the_system():
         for mode in ("default", "mapped")
     }
     assert rss["default"] - rss["mapped"] > 60 * 1024  # KiB: the eleven freed 8 MiB blocks
+
+
+def test_weak_components_match_scipy_on_random_patterns():
+    from scipy.sparse.csgraph import connected_components
+
+    from netmcl.components import weak_components
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, m = int(rng.integers(1, 60)), int(rng.integers(0, 80))
+        a = sp.csc_array((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))), shape=(n, n))
+        for matrix in (a, sp.csr_array(a)):
+            count, labels = connected_components(matrix, directed=True, connection="weak")
+            got_count, got_labels = weak_components(matrix)
+            assert got_count == count and np.array_equal(got_labels, labels)
