@@ -157,6 +157,40 @@ def inflate_columns(indptr, data, power):
 
 
 @njit(cache=True, nogil=True)
+def _select(a, m, r):
+    """The value of rank r (0-based, ascending, with multiplicity) among a[:m].
+
+    Quickselect with a median-of-three pivot and a three-way partition (ties,
+    common among pruned values, end a round at once); reorders a[:m] in
+    place and allocates nothing.
+    """
+    lo = 0
+    hi = m - 1
+    while lo < hi:
+        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))
+        lt, i, gt = lo, lo, hi
+        while i <= gt:
+            v = a[i]
+            if v < pivot:
+                a[i], a[lt] = a[lt], v
+                lt += 1
+                i += 1
+            elif v > pivot:
+                a[i], a[gt] = a[gt], v
+                gt -= 1
+            else:
+                i += 1
+        if r < lt:
+            hi = lt - 1
+        elif r > gt:
+            lo = gt + 1
+        else:
+            return pivot
+    return a[r]
+
+
+@njit(cache=True, nogil=True)
 def _kth_largest(vals, n, limit, k, scratch):
     """The k-th largest of vals[:n] among entries < limit, counted with multiplicity."""
     m = 0
@@ -164,8 +198,7 @@ def _kth_largest(vals, n, limit, k, scratch):
         if vals[p] < limit:
             scratch[m] = vals[p]
             m += 1
-    part = np.partition(scratch[:m], m - k)
-    return part[m - k]
+    return _select(scratch, m, m - k)
 
 
 @njit(cache=True, nogil=True)
@@ -485,9 +518,29 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
 
 
 @njit(cache=True, nogil=True)
+def work_arrays(n):
+    """A thread's work arrays for ``expand_columns`` on an n-row matrix:
+    accumulator, marks and row list of one column; the heavy runs'
+    accumulators (the first one when runs have one column); the expanded
+    column's rows, values, partition scratch and flags; the union walk's
+    heads, ends, rows read, halves and factors.  Accumulators start zeroed."""
+    run = run_size(n)
+    heavy = n if run > 1 else 0
+    acc = np.zeros(n)
+    return (
+        acc, np.zeros(n, dtype=np.uint8), np.empty(n, dtype=np.int32),
+        np.zeros(run * n) if run > 1 else acc,
+        np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32),
+        np.empty(n, dtype=np.uint8),
+        np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
+        np.empty(heavy, dtype=np.int32), np.empty(heavy, dtype=np.uint8), np.empty((heavy, RUN), dtype=np.float32),
+    )
+
+
+@njit(cache=True, nogil=True)
 def expand_columns(
     n_rule, n, indptr, indices, data, flops, col_lo, col_hi, cut, select, recover, pct, inflation, lane_sharing,
-    room, acc, mark, touched,
+    room, work,
 ):
     """Expand, prune, rescale and inflate columns ``col_lo .. col_hi - 1``.
 
@@ -523,8 +576,9 @@ def expand_columns(
         entries of the columns, at least their count (ties kept by pruning
         can exceed it, and the output then grows).  Untouched room costs
         address space, not memory.
-    acc, mark, touched : arrays of length n
-        Scratch: float64 zeros, uint8 zeros (both returned zeroed), int32.
+    work : tuple
+        The calling thread's work arrays, from ``work_arrays(n)``; returned
+        as received (accumulators zeroed).
 
     Returns
     -------
@@ -545,18 +599,9 @@ def expand_columns(
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
     chaos_max = -np.inf  # mcl's maximum can be negative: (max - sum of squares) < 0
-    vals = np.empty(n, dtype=np.float32)
-    rows = np.empty(n, dtype=np.int32)
-    scratch = np.empty(n, dtype=np.float32)
-    keep = np.empty(n, dtype=np.uint8)
+    acc, mark, touched, buf, rows, vals, scratch, keep, heads, ends, ks, halves, factors = work
     group = group_size(n)
     run = run_size(n)
-    buf = np.zeros(run * n) if run > 1 else acc
-    heads = np.empty(run, dtype=np.int64)
-    ends = np.empty(run, dtype=np.int64)
-    ks = np.empty(n if run > 1 else 0, dtype=np.int32)
-    halves = np.empty(n if run > 1 else 0, dtype=np.uint8)
-    factors = np.empty((n if run > 1 else 0, RUN), dtype=np.float32)
     j = col_lo
     while j < col_hi:
         # the run of consecutive heavy columns on mcl's dense path, at most `run` long

@@ -155,14 +155,13 @@ class CpuEngine(Engine):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing)
 
-    def _scratch(self):
+    def _work(self):
+        """This thread's work arrays (allocated once per thread and matrix size)."""
         loc = self._local
         if getattr(loc, "n", -1) != self.n:
             loc.n = self.n
-            loc.acc = np.zeros(self.n, dtype=np.float64)
-            loc.mark = np.zeros(self.n, dtype=np.uint8)
-            loc.touched = np.zeros(self.n, dtype=np.int32)
-        return loc.acc, loc.mark, loc.touched
+            loc.work = K.work_arrays(self.n)
+        return loc.work
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
@@ -209,12 +208,11 @@ class CpuEngine(Engine):
         work = flops + 1
 
         def run(rng):
-            acc, mark, touched = self._scratch()
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             return K.expand_columns(
                 self.n_rule, self.n, self._indptr, self._indices, self._data, flops, lo, hi,
-                cut, select, recover, pct, inflation, self.lane_sharing, room, acc, mark, touched,
+                cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
             )
 
         fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
