@@ -106,7 +106,8 @@ class CpuEngine(Engine):
         Number of threads (mcl's ``-te``); default: the cores available.
     max_memory : int or str, optional
         Bound on the engine's memory (iterands, scratch and phase buffers),
-        e.g. ``"16G"``.  Default: no bound (one phase per iteration).
+        e.g. ``"16G"``.  Default: no bound (one phase per iteration).  Given
+        a bound, the engine also calls :func:`map_large_blocks`.
     lane_sharing : float, optional
         When runs of heavy columns take the vector path: each vector
         operation must serve at least this many products (default
