@@ -9,6 +9,7 @@ overlap (cut, keep or split) and sort the clusters.
 
 import numpy as np
 import scipy.sparse as sp
+
 from .components import weak_components
 from .engines._kernels import normalize_columns
 

@@ -606,17 +606,18 @@ def expand_columns(
     while j < col_hi:
         # the run of consecutive heavy columns on mcl's dense path, at most `run` long
         size = 0
-        work = 0
+        run_flops = 0
         while size < run and j + size < col_hi:
             f = flops[j + size]
             if f * 10 < n_rule or f * 2 < n:
                 break
-            work += f
+            run_flops += f
             size += 1
         lanes = False
         if size > 1:
             lanes = _expand_heavy(
-                n, indptr, indices, data, j, size, group, work, lane_sharing, buf, heads, ends, ks, halves, factors
+                n, indptr, indices, data, j, size, group, run_flops, lane_sharing, buf, heads, ends, ks, halves,
+                factors,
             )
         elif size == 1:
             for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
