@@ -19,6 +19,12 @@ Hot loops index with unsigned integers (``uintp``): numba then emits no
 negative-index wraparound, which would otherwise cost as much as the
 arithmetic itself.
 
+The columns an expansion reads are streamed from memory, and the hardware
+prefetcher, seeing each one as a new short stream, fetches it too late: while
+one column is summed, the next one read is prefetched a cache line per
+``LINE`` products (``_prefetch``).  On graphs whose iterand outgrows the
+last-level cache this takes a quarter to a third off the expansion.
+
 Heavy columns whose patterns overlap much are expanded sixteen at a time into
 interleaved accumulators: one vector instruction per entry read and per half
 of eight columns that reads it (``_add_lanes``).  Each lane is a float32
@@ -31,6 +37,7 @@ import math
 import numpy as np
 from llvmlite import ir
 from numba import njit, types, uintp
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 # Slots of the per-chunk statistics vector returned by ``expand_columns``.
@@ -46,6 +53,8 @@ STAT_LANES = 8  # dense-path columns expanded together on the vector path
 STAT_MIN_MASS = 9  # smallest kept mass (before rescaling) of a column
 N_STATS = 10
 
+#: int32 rows or float32 values in one 64-byte cache line
+LINE = 16
 #: bytes of double accumulators that heavy columns expanded together may use:
 #: they then read each column of the matrix once for the whole group, and the
 #: accumulators stay within a core's L2 cache
@@ -257,11 +266,64 @@ def run_size(n):
     return RUN if n <= LANE_NODES else group_size(n)
 
 
+@intrinsic
+def _prefetch(typingctx, indices, data, at):
+    """Hint that entry `at` of a matrix's rows and values will be read soon
+    (``llvm.prefetch`` of both cache lines)."""
+    sig = types.void(indices, data, at)
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        byte_ptr = ir.IntType(8).as_pointer()
+        for ty, arr in zip(signature.args[:2], args[:2]):
+            base = context.make_array(ty)(context, builder, arr).data
+            where = builder.bitcast(builder.gep(base, [args[2]]), byte_ptr)
+            # the intrinsic's name carries its pointer type: "p0" (opaque) or "p0i8"
+            name = "llvm.prefetch." + ("p0" if str(where.type) == "ptr" else "p0i8")
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [where.type, i32, i32, i32]), name
+            )
+            # read, keep in all cache levels, data cache
+            builder.call(fn, [where, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True, nogil=True)
-def _add_products(indptr, indices, data, k, f, acc):
-    """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense path)."""
-    for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
-        acc[uintp(indices[q])] += np.float64(f * data[q])
+def _prefetch_rest(indices, data, ahead, ahead_end):
+    """Prefetch the lines of entries ahead .. ahead_end - 1 not fetched yet."""
+    while ahead < ahead_end:
+        _prefetch(indices, data, ahead)
+        ahead += uintp(LINE)
+
+
+@njit(cache=True, nogil=True)
+def _add_products(indptr, indices, data, k, f, acc, ahead, ahead_end):
+    """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense
+    path), prefetching entries ahead .. ahead_end - 1 (the next column read) a
+    line per LINE products."""
+    q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+    while q < end:
+        stop = min(q + uintp(LINE), end)
+        if ahead < ahead_end:
+            _prefetch(indices, data, ahead)
+            ahead += uintp(LINE)
+        for r in range(q, stop):
+            acc[uintp(indices[r])] += np.float64(f * data[r])
+        q = stop
+    _prefetch_rest(indices, data, ahead, ahead_end)
+
+
+@njit(cache=True, nogil=True)
+def _next_column(indptr, indices, p, end):
+    """The entry range of the column read after the one at position p of a
+    column's pattern ending at `end` (empty after the last)."""
+    nxt = uintp(p) + uintp(1)
+    if nxt < uintp(end):
+        k = uintp(indices[nxt])
+        return uintp(indptr[k]), uintp(indptr[k + 1])
+    return uintp(0), uintp(0)
 
 
 @intrinsic
@@ -355,25 +417,55 @@ def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, 
             k = ks[t]
             lo = _lanes(factors, t, 0)
             hi = _lanes(factors, t, LANES)
-            start, stop = uintp(indptr[k]), uintp(indptr[k + 1])
-            if halves[t] == 3:
-                for q in range(start, stop):
-                    row = uintp(indices[q]) * uintp(RUN)
-                    _add_lanes(buf, row, lo, data[q])
-                    _add_lanes(buf, row + uintp(LANES), hi, data[q])
-            else:
-                f = lo if halves[t] == 1 else hi
-                shift = uintp(0) if halves[t] == 1 else uintp(LANES)
-                for q in range(start, stop):
-                    _add_lanes(buf, uintp(indices[q]) * uintp(RUN) + shift, f, data[q])
+            ahead, ahead_end = _next_column(indptr, ks, t, u)
+            both = halves[t] == 3
+            f = lo if halves[t] == 1 else hi
+            shift = uintp(0) if halves[t] == 1 else uintp(LANES)
+            q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+            while q < end:
+                stop = min(q + uintp(LINE), end)
+                if ahead < ahead_end:
+                    _prefetch(indices, data, ahead)
+                    ahead += uintp(LINE)
+                if both:
+                    for r in range(q, stop):
+                        row = uintp(indices[r]) * uintp(RUN)
+                        _add_lanes(buf, row, lo, data[r])
+                        _add_lanes(buf, row + uintp(LANES), hi, data[r])
+                else:
+                    for r in range(q, stop):
+                        _add_lanes(buf, uintp(indices[r]) * uintp(RUN) + shift, f, data[r])
+                q = stop
+            _prefetch_rest(indices, data, ahead, ahead_end)
         return True
     for low in range(0, size, group):
-        for t in range(u):
-            k = uintp(ks[t])
-            for b in range(low, min(size, low + group)):
+        high = min(size, low + group)
+        t = _next_read(factors, 0, u, low, high)
+        while t < u:
+            following = _next_read(factors, t + 1, u, low, high)
+            ahead, ahead_end = uintp(0), uintp(0)
+            if following < u:
+                ahead, ahead_end = uintp(indptr[ks[following]]), uintp(indptr[ks[following] + 1])
+            for b in range(low, high):
                 if factors[t, b] != 0.0:
-                    _add_products(indptr, indices, data, k, factors[t, b], buf[b * n : (b + 1) * n])
+                    _add_products(
+                        indptr, indices, data, uintp(ks[t]), factors[t, b], buf[b * n : (b + 1) * n], ahead, ahead_end
+                    )
+                    ahead = ahead_end  # fetched once per column read
+            t = following
     return False
+
+
+@njit(cache=True, nogil=True)
+def _next_read(factors, t, u, low, high):
+    """The first of the union's rows t .. u-1 read by one of the columns low .. high-1
+    (u if none)."""
+    while t < u:
+        for b in range(low, high):
+            if factors[t, b] != 0.0:
+                return t
+        t += 1
+    return u
 
 
 @njit(cache=True, nogil=True)
@@ -387,17 +479,27 @@ def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
     column never scans all n rows.
     """
     u = 0
-    for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+    col_end = uintp(indptr[j + 1])
+    for p in range(uintp(indptr[j]), col_end):
         k = uintp(indices[p])
         f = data[p]
-        for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
-            i = uintp(indices[q])
-            prod = np.float64(f * data[q])
-            a = acc[i]
-            if a == 0.0 and prod != 0.0:
-                touched[u] = i
-                u += 1
-            acc[i] = a + prod
+        ahead, ahead_end = _next_column(indptr, indices, p, col_end)
+        q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+        while q < end:
+            stop = min(q + uintp(LINE), end)
+            if ahead < ahead_end:
+                _prefetch(indices, data, ahead)
+                ahead += uintp(LINE)
+            for r in range(q, stop):
+                i = uintp(indices[r])
+                prod = np.float64(f * data[r])
+                a = acc[i]
+                if a == 0.0 and prod != 0.0:
+                    touched[u] = i
+                    u += 1
+                acc[i] = a + prod
+            q = stop
+        _prefetch_rest(indices, data, ahead, ahead_end)
     if u * 16 > n:
         return _scan(n, acc, rows, vals, 0, 1)
     return _gather(n, u, acc, touched, rows, vals)
@@ -411,16 +513,26 @@ def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
     zero (possible when pruning is off and tiny values survive).
     """
     u = 0
-    for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+    col_end = uintp(indptr[j + 1])
+    for p in range(uintp(indptr[j]), col_end):
         k = uintp(indices[p])
         f = np.float64(data[p])
-        for q in range(uintp(indptr[k]), uintp(indptr[k + 1])):
-            i = uintp(indices[q])
-            if mark[i] == 0:
-                mark[i] = 1
-                touched[u] = i
-                u += 1
-            acc[i] += f * np.float64(data[q])
+        ahead, ahead_end = _next_column(indptr, indices, p, col_end)
+        q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+        while q < end:
+            stop = min(q + uintp(LINE), end)
+            if ahead < ahead_end:
+                _prefetch(indices, data, ahead)
+                ahead += uintp(LINE)
+            for r in range(q, stop):
+                i = uintp(indices[r])
+                if mark[i] == 0:
+                    mark[i] = 1
+                    touched[u] = i
+                    u += 1
+                acc[i] += f * np.float64(data[r])
+            q = stop
+        _prefetch_rest(indices, data, ahead, ahead_end)
     for t in range(u):
         mark[touched[t]] = 0
     return _gather(n, u, acc, touched, rows, vals)
@@ -620,8 +732,10 @@ def expand_columns(
                 factors,
             )
         elif size == 1:
-            for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
-                _add_products(indptr, indices, data, uintp(indices[p]), data[p], buf)
+            end = uintp(indptr[j + 1])
+            for p in range(uintp(indptr[j]), end):
+                ahead, ahead_end = _next_column(indptr, indices, p, end)
+                _add_products(indptr, indices, data, uintp(indices[p]), data[p], buf, ahead, ahead_end)
         for b in range(max(size, 1)):
             if lanes:
                 m = _scan(n, buf, rows, vals, b, RUN)
