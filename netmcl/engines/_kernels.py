@@ -22,7 +22,7 @@ arithmetic itself.
 The columns an expansion reads are streamed from memory, and the hardware
 prefetcher, seeing each one as a new short stream, fetches it too late: while
 one column is summed, the next one read is prefetched a cache line per
-``LINE`` products (``_prefetch``).  On graphs whose iterand outgrows the
+``LINE`` products (``_prefetch_line``).  On graphs whose iterand outgrows the
 last-level cache this takes a quarter to a third off the expansion.
 
 Heavy columns whose patterns overlap much are expanded sixteen at a time into
@@ -266,26 +266,35 @@ def run_size(n):
     return RUN if n <= LANE_NODES else group_size(n)
 
 
+def _emit_prefetch(context, builder, array_type, array, at):
+    """IR hinting that ``array[at]``'s cache line will be read soon (``llvm.prefetch``)."""
+    i32 = ir.IntType(32)
+    base = context.make_array(array_type)(context, builder, array).data
+    where = builder.bitcast(builder.gep(base, [at]), ir.IntType(8).as_pointer())
+    # the intrinsic's name carries its pointer type: "p0" (opaque) or "p0i8"
+    name = "llvm.prefetch." + ("p0" if str(where.type) == "ptr" else "p0i8")
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [where.type, i32, i32, i32]), name)
+    # read, keep in all cache levels, data cache
+    builder.call(fn, [where, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+
+
 @intrinsic
-def _prefetch(typingctx, indices, data, at):
-    """Hint that entry `at` of a matrix's rows and values will be read soon
-    (``llvm.prefetch`` of both cache lines)."""
-    sig = types.void(indices, data, at)
+def _prefetch_line(typingctx, indices, data, ahead, ahead_end):
+    """If ahead < ahead_end, prefetch the cache lines of entry `ahead` of a
+    matrix's rows and values and return ``ahead + LINE``; else return ahead.
+
+    An intrinsic, so that the step is emitted inside the hot loop (the same
+    step as a jitted function returning `ahead` was not inlined and cost 35 %).
+    """
+    sig = types.uintp(indices, data, ahead, ahead_end)
 
     def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        byte_ptr = ir.IntType(8).as_pointer()
-        for ty, arr in zip(signature.args[:2], args[:2]):
-            base = context.make_array(ty)(context, builder, arr).data
-            where = builder.bitcast(builder.gep(base, [args[2]]), byte_ptr)
-            # the intrinsic's name carries its pointer type: "p0" (opaque) or "p0i8"
-            name = "llvm.prefetch." + ("p0" if str(where.type) == "ptr" else "p0i8")
-            fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [where.type, i32, i32, i32]), name
-            )
-            # read, keep in all cache levels, data cache
-            builder.call(fn, [where, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
+        _, _, at, end = args
+        due = builder.icmp_unsigned("<", at, end)
+        with builder.if_then(due):
+            for ty, arr in zip(signature.args[:2], args[:2]):
+                _emit_prefetch(context, builder, ty, arr, at)
+        return builder.select(due, builder.add(at, ir.Constant(at.type, LINE)), at)
 
     return sig, codegen
 
@@ -294,8 +303,7 @@ def _prefetch(typingctx, indices, data, at):
 def _prefetch_rest(indices, data, ahead, ahead_end):
     """Prefetch the lines of entries ahead .. ahead_end - 1 not fetched yet."""
     while ahead < ahead_end:
-        _prefetch(indices, data, ahead)
-        ahead += uintp(LINE)
+        ahead = _prefetch_line(indices, data, ahead, ahead_end)
 
 
 @njit(cache=True, nogil=True)
@@ -306,9 +314,7 @@ def _add_products(indptr, indices, data, k, f, acc, ahead, ahead_end):
     q, end = uintp(indptr[k]), uintp(indptr[k + 1])
     while q < end:
         stop = min(q + uintp(LINE), end)
-        if ahead < ahead_end:
-            _prefetch(indices, data, ahead)
-            ahead += uintp(LINE)
+        ahead = _prefetch_line(indices, data, ahead, ahead_end)
         for r in range(q, stop):
             acc[uintp(indices[r])] += np.float64(f * data[r])
         q = stop
@@ -424,9 +430,7 @@ def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, 
             q, end = uintp(indptr[k]), uintp(indptr[k + 1])
             while q < end:
                 stop = min(q + uintp(LINE), end)
-                if ahead < ahead_end:
-                    _prefetch(indices, data, ahead)
-                    ahead += uintp(LINE)
+                ahead = _prefetch_line(indices, data, ahead, ahead_end)
                 if both:
                     for r in range(q, stop):
                         row = uintp(indices[r]) * uintp(RUN)
@@ -487,9 +491,7 @@ def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
         q, end = uintp(indptr[k]), uintp(indptr[k + 1])
         while q < end:
             stop = min(q + uintp(LINE), end)
-            if ahead < ahead_end:
-                _prefetch(indices, data, ahead)
-                ahead += uintp(LINE)
+            ahead = _prefetch_line(indices, data, ahead, ahead_end)
             for r in range(q, stop):
                 i = uintp(indices[r])
                 prod = np.float64(f * data[r])
@@ -521,9 +523,7 @@ def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
         q, end = uintp(indptr[k]), uintp(indptr[k + 1])
         while q < end:
             stop = min(q + uintp(LINE), end)
-            if ahead < ahead_end:
-                _prefetch(indices, data, ahead)
-                ahead += uintp(LINE)
+            ahead = _prefetch_line(indices, data, ahead, ahead_end)
             for r in range(q, stop):
                 i = uintp(indices[r])
                 if mark[i] == 0:
