@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+
+from ._compiled import kernels
 
 __all__ = ["component_groups", "run_components", "weak_components"]
 
@@ -32,35 +33,6 @@ log = logging.getLogger("netmcl")
 
 #: components smaller than this are packed together into one group
 GROUP_NODES = 4096
-
-
-@njit(cache=True, nogil=True)
-def _root(parent, v):
-    while parent[v] != v:
-        parent[v] = parent[parent[v]]  # path halving
-        v = parent[v]
-    return v
-
-
-@njit(cache=True, nogil=True)
-def _weak_labels(indptr, indices):
-    n = indptr.size - 1
-    parent = np.arange(n)
-    for j in range(n):
-        for p in range(indptr[j], indptr[j + 1]):
-            a = _root(parent, j)
-            b = _root(parent, indices[p])
-            parent[max(a, b)] = min(a, b)  # every root is its component's smallest node
-    labels = np.empty(n, dtype=np.int64)
-    count = 0
-    for v in range(n):
-        r = _root(parent, v)
-        if r == v:
-            labels[v] = count
-            count += 1
-        else:
-            labels[v] = labels[r]
-    return count, labels
 
 
 def weak_components(matrix):
@@ -87,7 +59,9 @@ def weak_components(matrix):
     >>> count, labels.tolist()
     (3, [0, 1, 1, 0, 2])
     """
-    count, labels = _weak_labels(np.asarray(matrix.indptr), np.asarray(matrix.indices))
+    count, labels = kernels().weak_labels(
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64), np.ascontiguousarray(matrix.indices, dtype=np.int32)
+    )
     return int(count), labels
 
 

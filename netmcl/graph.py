@@ -7,8 +7,8 @@ through :attr:`SparseGraph.labels`.
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from ._compiled import kernels
 from .exceptions import ParameterError
 
 __all__ = ["SparseGraph"]
@@ -141,53 +141,11 @@ class SparseGraph:
 
 def _merge_max(rows, cols, vals, n, mirror=False):
     """CSC float32 matrix from coordinates (and their mirrors), repeats merged by max."""
-    indptr, indices, data = _csc_max(rows, cols, np.asarray(vals, dtype=np.float32), n, mirror)
+    indptr, indices, data = kernels().csc_max(
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(vals, dtype=np.float32),
+        int(n),
+        bool(mirror),
+    )
     return sp.csc_array((data, indices, indptr), shape=(n, n))
-
-
-@njit(cache=True)
-def _csc_max(rows, cols, vals, n, mirror):
-    """CSC arrays of the entries (rows[t], cols[t]) -- and (cols[t], rows[t]) when `mirror` --
-    with rows ascending in each column and repeated entries merged by maximum.
-
-    A counting sort by column, then a sort of each column by row: the memory is
-    the output plus one column, not a sort of every entry at once.
-    """
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for t in range(rows.size):
-        indptr[cols[t] + 1] += 1
-        if mirror:
-            indptr[rows[t] + 1] += 1
-    for c in range(n):
-        indptr[c + 1] += indptr[c]
-    fill = indptr[:-1].copy()
-    indices = np.empty(indptr[n], dtype=np.int32)
-    data = np.empty(indptr[n], dtype=np.float32)
-    for t in range(rows.size):
-        c = cols[t]
-        indices[fill[c]] = rows[t]
-        data[fill[c]] = vals[t]
-        fill[c] += 1
-        if mirror:
-            c = rows[t]
-            indices[fill[c]] = cols[t]
-            data[fill[c]] = vals[t]
-            fill[c] += 1
-    out = 0
-    for c in range(n):
-        lo, hi = indptr[c], indptr[c + 1]
-        order = np.argsort(indices[lo:hi])
-        seg_rows = indices[lo:hi][order]
-        seg_vals = data[lo:hi][order]
-        indptr[c] = out
-        for t in range(seg_rows.size):
-            if t > 0 and seg_rows[t] == seg_rows[t - 1]:
-                data[out - 1] = max(data[out - 1], seg_vals[t])
-            else:
-                indices[out] = seg_rows[t]
-                data[out] = seg_vals[t]
-                out += 1
-    indptr[n] = out
-    if out == indices.size:  # no repeats: keep the arrays rather than copy them
-        return indptr, indices, data
-    return indptr, indices[:out].copy(), data[:out].copy()

@@ -10,8 +10,8 @@ overlap (cut, keep or split) and sort the clusters.
 import numpy as np
 import scipy.sparse as sp
 
+from ._compiled import kernels
 from .components import weak_components
-from .engines._kernels import normalize_columns
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
 
@@ -37,7 +37,7 @@ def _attractor_dag(limit):
     np.cumsum(counts, out=indptr2[1:])
     data = L.data[keep].astype(np.float32)
     # the clean-up mcl applies after the DAG: normalise, drop entries < 1/(k+1)
-    normalize_columns(indptr2, data)
+    kernels().normalize_columns(indptr2, data)
     cols2 = cols[keep]
     keep2 = data.astype(np.float64) >= 1.0 / (counts[cols2] + 1.0)
     return sp.csc_array(

@@ -15,11 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
 
+from ._compiled import csc_arrays, kernels
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import component_groups, run_components
 from .engines import get_engine
-from .engines._kernels import inflate_columns, normalize_columns, with_max_loops
 from .exceptions import ConvergenceWarning
 from .interpret import interpret, sort_clusters
 from .params import MclParams
@@ -61,18 +61,20 @@ def start_matrix(graph, params):
     """
     m = graph.matrix
     n = m.shape[0]
+    K = kernels()
+    indptr, indices, data = csc_arrays(m)
     if params.discard_loops:
-        indptr, indices, data = with_max_loops(m.indptr, m.indices, m.data)
+        indptr, indices, data = K.with_max_loops(indptr, indices, data)
     else:
-        indptr, indices, data = m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data.astype(np.float32)
+        indptr, indices, data = indptr.copy(), indices.copy(), data.copy()  # the graph's stay untouched
     m = sp.csc_array((data, indices, indptr), shape=(n, n))
     if params.loop_gain is not None:
         cols = np.repeat(np.arange(n), np.diff(m.indptr))
         on = m.indices == cols
         m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
     if params.preinflation is not None:
-        inflate_columns(m.indptr, m.data, float(params.preinflation))
-    normalize_columns(m.indptr, m.data)
+        K.inflate_columns(indptr, m.data, float(params.preinflation))
+    K.normalize_columns(indptr, m.data)
     return m
 
 
@@ -169,7 +171,9 @@ def inflate_first(expansion, stats, params):
     iterand and statistics of the first iteration of a run at that inflation.
     """
     m = expansion.copy()
-    emptied = np.asarray(inflate_columns(m.indptr, m.data, inflation_at(params, 1)), dtype=np.int64)
+    emptied = np.asarray(
+        kernels().inflate_columns(csc_arrays(m)[0], m.data, inflation_at(params, 1)), dtype=np.int64
+    )
     if emptied.size:  # the kernel drops the entries of a column whose mass vanished
         counts = np.diff(m.indptr)
         alive = np.ones(m.shape[0], dtype=bool)

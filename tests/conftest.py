@@ -14,9 +14,17 @@ import shutil
 
 import pytest
 
+from netmcl._compiled import kernels
 from netmcl.engines import available_engines
 
 MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files still checked)"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Load the compiled kernels, building them first on a new machine (about 20 s),
+    before any test: a test's own timing or warnings then never include the build."""
+    return kernels()
 
 
 @pytest.fixture(params=available_engines())

@@ -149,7 +149,7 @@ def test_read_abc_real_networks_match_the_oracle(path):
 
 def test_values_of_real_files_parse_to_strtod_doubles():
     """Every weight of the real networks (up to 17 significant digits) parses to Python's (= strtod's) double."""
-    from netmcl.io import _scan
+    from netmcl.io import _codes, _scan
 
     for path in REAL:
         data = gzip.decompress(path.read_bytes())
@@ -158,11 +158,11 @@ def test_values_of_real_files_parse_to_strtod_doubles():
         buf = np.frombuffer(joined, dtype=np.uint8)
         pos = 0
         for token in tokens:
-            status, value = _scan.parse_number(buf, pos, pos + len(token), _scan._POW10)
-            if status == _scan.V_FAST:
+            status, value = _scan.parse_number(buf, pos, pos + len(token), _codes.POW10)
+            if status == _codes.V_FAST:
                 assert value == float(token), token
             else:
-                assert status == _scan.V_SLOW, token
+                assert status == _codes.V_SLOW, token
             pos += len(token) + 1
 
 

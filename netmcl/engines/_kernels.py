@@ -40,37 +40,25 @@ from numba import njit, types, uintp
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-# Slots of the per-chunk statistics vector returned by ``expand_columns``.
-STAT_EXPANDED = 0  # entries of the expanded (unpruned) columns
-STAT_KEPT = 1  # entries kept after pruning
-STAT_RECOVER = 2  # columns that took the recovery branch
-STAT_SELECT = 3  # columns that took the selection branch
-STAT_RECOVER_AFTER_SELECT = 4  # columns recovered after selection
-STAT_EMERGENCY = 5  # columns replaced by a loop (R == 0 and nothing kept)
-STAT_DENSE_PATH = 6  # columns expanded on mcl's float32-product path
-STAT_EMPTIED = 7  # columns emptied by inflation (sum of powers <= 0)
-STAT_LANES = 8  # dense-path columns expanded together on the vector path
-STAT_MIN_MASS = 9  # smallest kept mass (before rescaling) of a column
-N_STATS = 10
-
-#: int32 rows or float32 values in one 64-byte cache line
-LINE = 16
-#: bytes of double accumulators that heavy columns expanded together may use:
-#: they then read each column of the matrix once for the whole group, and the
-#: accumulators stay within a core's L2 cache
-GROUP_BYTES = 1 << 19
-#: most heavy columns expanded together on the scalar path, and the lanes of
-#: one vector operation (eight doubles: one cache line, one AVX-512 register)
-GROUP_MAX = LANES = 8
-#: heavy columns expanded together on the vector path: two halves of LANES
-RUN = 2 * LANES
-#: largest matrix whose heavy columns may take the vector path (its
-#: interleaved accumulators, 128 bytes a row, then take at most 4 MB)
-LANE_NODES = 1 << 15
-#: the vector path pays when each vector operation serves at least this many
-#: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
-#: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %)
-LANE_SHARING = 1.5
+from ._constants import (
+    GROUP_BYTES,
+    GROUP_MAX,
+    LANES,
+    LANE_NODES,
+    LINE,
+    N_STATS,
+    RUN,
+    STAT_DENSE_PATH,
+    STAT_EMERGENCY,
+    STAT_EMPTIED,
+    STAT_EXPANDED,
+    STAT_KEPT,
+    STAT_LANES,
+    STAT_MIN_MASS,
+    STAT_RECOVER,
+    STAT_RECOVER_AFTER_SELECT,
+    STAT_SELECT,
+)
 
 
 @njit(cache=True, nogil=True)

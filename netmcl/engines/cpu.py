@@ -25,7 +25,22 @@ import scipy.sparse as sp
 
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
-from . import _kernels as K
+from .._compiled import kernels
+from ._constants import (
+    LANE_SHARING,
+    N_STATS,
+    RUN,
+    STAT_DENSE_PATH,
+    STAT_EMERGENCY,
+    STAT_EMPTIED,
+    STAT_EXPANDED,
+    STAT_KEPT,
+    STAT_LANES,
+    STAT_MIN_MASS,
+    STAT_RECOVER,
+    STAT_RECOVER_AFTER_SELECT,
+    STAT_SELECT,
+)
 
 __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
 
@@ -111,7 +126,7 @@ class CpuEngine(Engine):
     lane_sharing : float, optional
         When runs of heavy columns take the vector path: each vector
         operation must serve at least this many products (default
-        ``_kernels.LANE_SHARING``; ``inf`` never, 0 always).  A speed
+        ``_constants.LANE_SHARING``; ``inf`` never, 0 always).  A speed
         setting only: the iterands are the same for every value.
 
     Examples
@@ -122,7 +137,7 @@ class CpuEngine(Engine):
 
     name = "cpu"
 
-    def __init__(self, threads=None, max_memory=None, lane_sharing=K.LANE_SHARING):
+    def __init__(self, threads=None, max_memory=None, lane_sharing=LANE_SHARING):
         if threads is None or threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self.threads = int(threads)
@@ -161,12 +176,12 @@ class CpuEngine(Engine):
         loc = self._local
         if getattr(loc, "n", -1) != self.n:
             loc.n = self.n
-            loc.work = K.work_arrays(self.n)
+            loc.work = kernels().work_arrays(self.n)
         return loc.work
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
-        flops = K.column_flops(self._indptr, self._indices)
+        flops = kernels().column_flops(self._indptr, self._indices)
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
@@ -207,25 +222,26 @@ class CpuEngine(Engine):
         flops, estimate = self._column_estimates(pruning)
         cum = np.cumsum(estimate)
         work = flops + 1
+        expand_columns = kernels().expand_columns
 
         def run(rng):
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
-            return K.expand_columns(
+            return expand_columns(
                 self.n_rule, self.n, self._indptr, self._indices, self._data, flops, lo, hi,
                 cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
             )
 
         fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
-        heavy = K.run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
-        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * K.RUN + 5 if heavy > 1 else 0)) * self.n
+        heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
+        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
         capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
         out_idx = np.empty(capacity, dtype=np.int32)
         out_val = np.empty(capacity, dtype=np.float32)
         filled = 0
-        total = np.zeros(K.N_STATS)
-        total[K.STAT_MIN_MASS] = np.inf
+        total = np.zeros(N_STATS)
+        total[STAT_MIN_MASS] = np.inf
         chaos = -np.inf
         phases = 0
         start = 0
@@ -246,8 +262,8 @@ class CpuEngine(Engine):
                     filled += idx.size
                     counts[lo:hi] = cnt
                     chaos = max(chaos, ch)
-                    total[: K.STAT_MIN_MASS] += st[: K.STAT_MIN_MASS]
-                    total[K.STAT_MIN_MASS] = min(total[K.STAT_MIN_MASS], st[K.STAT_MIN_MASS])
+                    total[: STAT_MIN_MASS] += st[: STAT_MIN_MASS]
+                    total[STAT_MIN_MASS] = min(total[STAT_MIN_MASS], st[STAT_MIN_MASS])
                     del idx, val
                 start = stop
                 phases += 1
@@ -261,17 +277,17 @@ class CpuEngine(Engine):
         self._indptr, self._indices, self._data = indptr, out_idx, out_val
         return IterationStats(
             chaos=chaos if self.n else 0.0,
-            expanded=int(total[K.STAT_EXPANDED]),
-            kept=int(total[K.STAT_KEPT]),
-            recovered=int(total[K.STAT_RECOVER]),
-            selected=int(total[K.STAT_SELECT]),
-            recovered_after_select=int(total[K.STAT_RECOVER_AFTER_SELECT]),
-            emergency=int(total[K.STAT_EMERGENCY]),
-            dense_path=int(total[K.STAT_DENSE_PATH]),
-            emptied=int(total[K.STAT_EMPTIED]),
-            min_mass=float(total[K.STAT_MIN_MASS]),
+            expanded=int(total[STAT_EXPANDED]),
+            kept=int(total[STAT_KEPT]),
+            recovered=int(total[STAT_RECOVER]),
+            selected=int(total[STAT_SELECT]),
+            recovered_after_select=int(total[STAT_RECOVER_AFTER_SELECT]),
+            emergency=int(total[STAT_EMERGENCY]),
+            dense_path=int(total[STAT_DENSE_PATH]),
+            emptied=int(total[STAT_EMPTIED]),
+            min_mass=float(total[STAT_MIN_MASS]),
             seconds=time.perf_counter() - t0,
-            extra={"phases": phases, "lanes": int(total[K.STAT_LANES])},
+            extra={"phases": phases, "lanes": int(total[STAT_LANES])},
         )
 
 

@@ -17,26 +17,21 @@ correctly rounded as well.
 import numpy as np
 from numba import njit
 
-# value status of a record
-V_FAST = 0  #: value parsed here
-V_MISSING = 1  #: no value on the line (mcl uses 1.0)
-V_SLOW = 2  #: well-formed number, to be converted with Python's float()
+from ._codes import (
+    E_BAD_NUMBER,
+    E_EMPTY_LABEL,
+    E_EOF,
+    E_NEGATIVE,
+    E_NEG_INDEX,
+    E_NONE,
+    E_NONFINITE,
+    E_ONE_FIELD,
+    E_SYNTAX,
+    V_FAST,
+    V_MISSING,
+    V_SLOW,
+)
 
-# error codes
-E_NONE = 0
-E_ONE_FIELD = 1  #: a line with a single label
-E_EMPTY_LABEL = 2  #: an empty or blank label (line starting with a TAB)
-E_BAD_NUMBER = 3  #: a value that is not a decimal number
-E_NONFINITE = 4  #: nan or inf
-E_NEGATIVE = 5  #: a negative value
-E_TOO_LARGE = 6  #: a value above float32's range (set by the caller)
-E_SYNTAX = 7  #: native format: unexpected text
-E_NEG_INDEX = 8  #: native format: negative index
-E_EOF = 9  #: native format: file ends inside the matrix
-
-_POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)
-#: the largest float32: mcl stores weights as float32
-FLT_MAX = float(np.finfo(np.float32).max)
 _TWO53 = 1 << 53
 
 
@@ -452,7 +447,7 @@ def scan_native(buf, pos, line, pow10):
                     pos + 1,
                 )
             pos = q
-            st = V_MISSING
+            st = np.int64(V_MISSING)
             val = 1.0
             v0 = pos
             v1 = pos
@@ -499,17 +494,3 @@ def scan_native(buf, pos, line, pow10):
             spans[ne, 2] = v1
             listing[ne] = nlist
             ne += 1
-
-
-def convert_slow(data, values, slow, starts, ends):
-    """Convert in place, with Python's float(), the values ``values[slow]`` the
-    scanner left (status V_SLOW); ``starts``/``ends`` are their byte spans.
-
-    Returns the position in `slow` of the first value above the largest
-    float32, or -1.
-    """
-    if not slow.size:
-        return -1
-    values[slow] = [float(data[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
-    too_large = np.flatnonzero(values[slow] > FLT_MAX)
-    return int(too_large[0]) if too_large.size else -1

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..exceptions import InputFileError
 from ..graph import SparseGraph
-from . import _scan
+from .._compiled import kernels
+from . import _codes
 from ._files import display_name, read_input_bytes
 
 __all__ = ["read_abc"]
@@ -21,28 +22,28 @@ _COMMA_HINT = (
 _HEADER_HINT = " If the first line is a header, pass skip_header=True (--skip-header on the command line)."
 
 _MESSAGES = {
-    _scan.E_ONE_FIELD: (
+    _codes.E_ONE_FIELD: (
         "This line has a single field; each line of a label file needs two node labels and an "
         "optional weight (separated by TABs when the line has a TAB, by blanks otherwise). "
         "mcl would silently skip it."
     ),
-    _scan.E_EMPTY_LABEL: (
+    _codes.E_EMPTY_LABEL: (
         "The first label on this line is empty or blank (does the line start with a TAB?). "
         "mcl would silently skip it."
     ),
-    _scan.E_BAD_NUMBER: (
+    _codes.E_BAD_NUMBER: (
         "The third field, the edge weight, must be a decimal number; mcl would silently read "
         "a weight of 1.0 or of the number's first digits."
     ),
-    _scan.E_NONFINITE: (
+    _codes.E_NONFINITE: (
         "Edge weights must be finite numbers; mcl would silently replace NaN or infinity by 1.0."
     ),
-    _scan.E_NEGATIVE: (
+    _codes.E_NEGATIVE: (
         "Edge weights must not be negative: MCL needs similarities >= 0. Transform scores such "
         "as correlations or log-odds first, or drop those edges."
     ),
-    _scan.E_TOO_LARGE: (
-        f"Edge weight above {_scan.FLT_MAX:.4g}, the largest float32 (mcl stores weights as float32 and "
+    _codes.E_TOO_LARGE: (
+        f"Edge weight above {_codes.FLT_MAX:.4g}, the largest float32 (mcl stores weights as float32 and "
         "would silently replace it by 1.0). Rescale the weights."
     ),
 }
@@ -120,17 +121,17 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     data = read_input_bytes(path)
     buf = np.frombuffer(data, dtype=np.uint8)
     src, dst, values, nrec, spans, nlabels, slow, nslow, err, err_line, err_lo, err_hi, first_line = (
-        _scan.scan_abc(buf, bool(skip_header), _scan._POW10)
+        kernels().scan_abc(buf, bool(skip_header), _codes.POW10)
     )
     values, slow = values[:nrec], slow[:nslow]
-    k = _scan.convert_slow(data, values, slow[:, 0], slow[:, 1], slow[:, 2])
+    k = _codes.convert_slow(data, values, slow[:, 0], slow[:, 1], slow[:, 2])
     if k >= 0:
-        err, err_lo, err_hi = _scan.E_TOO_LARGE, slow[k, 1], slow[k, 2]
+        err, err_lo, err_hi = _codes.E_TOO_LARGE, slow[k, 1], slow[k, 2]
         err_line = data.count(b"\n", 0, err_lo) + 1
-    if err != _scan.E_NONE:
+    if err != _codes.E_NONE:
         value = data[err_lo:err_hi].decode("utf-8", "replace")
         message = _MESSAGES[err]
-        if err == _scan.E_BAD_NUMBER and err_line == first_line and not skip_header:
+        if err == _codes.E_BAD_NUMBER and err_line == first_line and not skip_header:
             message += _HEADER_HINT
         if "," in value:
             message += _COMMA_HINT
@@ -141,7 +142,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         raise InputFileError(
             name, "The file has no edges: it is empty or holds only comments and blank lines."
         )
-    joined = _scan.join_spans(buf, spans[:nlabels], 10)
+    joined = kernels().join_spans(buf, spans[:nlabels], 10)
     del buf, data, spans
     labels = joined.tobytes().decode("utf-8", "surrogateescape").split("\n")
     if any(label.endswith("\r") for label in labels):

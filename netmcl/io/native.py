@@ -19,7 +19,8 @@ import scipy.sparse as sp
 
 from ..exceptions import InputFileError, ParameterError
 from ..graph import SparseGraph
-from . import _scan
+from .._compiled import kernels
+from . import _codes
 from ._files import atomic_write, display_name, read_input_bytes
 
 __all__ = [
@@ -41,15 +42,15 @@ _LINE_WIDTH = 70
 DIGITS = 7
 
 _ENTRY_ERRORS = {
-    _scan.E_SYNTAX: "Expected a node index, '$' (end of column) or ')' (end of matrix) here.",
-    _scan.E_NEG_INDEX: "Node indices must not be negative.",
-    _scan.E_EOF: (
+    _codes.E_SYNTAX: "Expected a node index, '$' (end of column) or ')' (end of matrix) here.",
+    _codes.E_NEG_INDEX: "Node indices must not be negative.",
+    _codes.E_EOF: (
         "The file ends inside the matrix; it is truncated (a column must end with '$' and the matrix with ')')."
     ),
-    _scan.E_BAD_NUMBER: "A value after ':' must be a decimal number.",
-    _scan.E_NONFINITE: "Matrix values must be finite numbers.",
-    _scan.E_NEGATIVE: "Matrix values must not be negative: MCL needs similarities >= 0.",
-    _scan.E_TOO_LARGE: f"A value above {_scan.FLT_MAX:.4g}, the largest float32 (mcl stores values as float32).",
+    _codes.E_BAD_NUMBER: "A value after ':' must be a decimal number.",
+    _codes.E_NONFINITE: "Matrix values must be finite numbers.",
+    _codes.E_NEGATIVE: "Matrix values must not be negative: MCL needs similarities >= 0.",
+    _codes.E_TOO_LARGE: f"A value above {_codes.FLT_MAX:.4g}, the largest float32 (mcl stores values as float32).",
 }
 
 
@@ -172,8 +173,8 @@ def _parse_native(data, name):
     col_ids = np.arange(n_cols, dtype=np.int64) if col_ids is None else col_ids
 
     buf = np.frombuffer(data, dtype=np.uint8)
-    cols, rows, vals, vstat, spans, listing, ne, err, err_line, lo, hi = _scan.scan_native(
-        buf, pos, _line_of(data, pos), _scan._POW10
+    cols, rows, vals, vstat, spans, listing, ne, err, err_line, lo, hi = kernels().scan_native(
+        buf, pos, _line_of(data, pos), _codes.POW10
     )
     cols, rows, vals, vstat, spans, listing = (
         cols[:ne],
@@ -183,12 +184,12 @@ def _parse_native(data, name):
         spans[:ne],
         listing[:ne],
     )
-    slow = np.flatnonzero(vstat == _scan.V_SLOW)
-    k = _scan.convert_slow(data, vals, slow, spans[slow, 1], spans[slow, 2])
+    slow = np.flatnonzero(vstat == _codes.V_SLOW)
+    k = _codes.convert_slow(data, vals, slow, spans[slow, 1], spans[slow, 2])
     if k >= 0:
         k = slow[k]
-        err, err_line, lo, hi = _scan.E_TOO_LARGE, _line_of(data, spans[k, 1]), spans[k, 1], spans[k, 2]
-    if err != _scan.E_NONE:
+        err, err_line, lo, hi = _codes.E_TOO_LARGE, _line_of(data, spans[k, 1]), spans[k, 1], spans[k, 2]
+    if err != _codes.E_NONE:
         raise InputFileError(
             name,
             _ENTRY_ERRORS[err],

@@ -1,0 +1,237 @@
+"""netmcl's kernels, compiled once per machine into an extension module.
+
+The kernels are numba functions (``engines/_kernels.py``, ``io/_scan.py``,
+``_graph_kernels.py``).  Calling them through numba's JIT costs every process
+about 0.6 s and 110 MB before any work is done: numba and LLVM are loaded,
+and loading even a cached kernel first builds numba's typing and lowering
+registries.  That was most of a small run and more than mcl's whole run.
+
+So the first process that needs a kernel compiles all of them, ahead of time
+with numba's ``pycc``, into one extension module for this CPU (``-march``
+of the host, as the JIT would) and stores it in netmcl's cache directory.  The
+build runs in a child process, about 20 s, once per machine and version of
+the kernels, numba, numpy and Python.  Every later process imports only that
+module: numba is not loaded at all.  The compiled functions release the GIL,
+as the JIT-compiled ones do, so the engine's threads run them in parallel.
+The machine code comes from the same source through the same compiler, so
+the results are the same bits.
+
+Where the module cannot be built (no C compiler, a read-only cache), the
+kernels run through numba's JIT, with a warning saying why.  The environment
+variable ``NETMCL_KERNELS=jit`` asks for the JIT; ``NETMCL_CACHE_DIR`` moves the
+cache (default ``$XDG_CACHE_HOME/netmcl`` or ``~/.cache/netmcl``).
+"""
+
+import functools
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["csc_arrays", "kernels"]
+
+log = logging.getLogger("netmcl")
+
+#: the extension module's name (its init function is ``PyInit_<name>``)
+MODULE = "_netmcl_kernels"
+
+_ROOT = Path(__file__).resolve().parent
+
+_WORK = (
+    "Tuple((float64[::1], uint8[::1], int32[::1], float64[::1], int32[::1], float32[::1], float32[::1],"
+    " uint8[::1], int64[::1], int64[::1], int32[::1], uint8[::1], float32[:, ::1]))"
+)
+_BYTES = "Array(uint8, 1, 'C', readonly=True)"
+
+#: name: (module, function, argument types as numba spells them).  Callers
+#: pass exactly these types: CSC arrays are int64 column pointers, int32 rows
+#: and float32 values, C-contiguous.
+KERNELS = {
+    "column_flops": ("netmcl.engines._kernels", "column_flops", "int64[::1], int32[::1]"),
+    "expand_columns": (
+        "netmcl.engines._kernels",
+        "expand_columns",
+        "int64, int64, int64[::1], int32[::1], float32[::1], int64[::1], int64, int64, float64, int64, int64,"
+        f" float64, float64, float64, int64, {_WORK}",
+    ),
+    "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
+    "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
+    "run_size": ("netmcl.engines._kernels", "run_size", "int64"),
+    "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
+    "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64"),
+    "csc_max": ("netmcl._graph_kernels", "csc_max", "int64[::1], int64[::1], float32[::1], int64, boolean"),
+    "weak_labels": ("netmcl._graph_kernels", "weak_labels", "int64[::1], int32[::1]"),
+    "join_spans": ("netmcl.io._scan", "join_spans", f"{_BYTES}, int64[:, ::1], int64"),
+    "scan_abc": ("netmcl.io._scan", "scan_abc", f"{_BYTES}, boolean, float64[::1]"),
+    "scan_native": ("netmcl.io._scan", "scan_native", f"{_BYTES}, int64, int64, float64[::1]"),
+}
+
+#: the files whose content the compiled module depends on
+_SOURCES = (
+    "_compiled.py",
+    "_graph_kernels.py",
+    "engines/_constants.py",
+    "engines/_kernels.py",
+    "io/_codes.py",
+    "io/_scan.py",
+)
+
+
+@functools.cache
+def kernels():
+    """The kernels, as attributes of a module: compiled ahead of time, or numba's JIT.
+
+    Returns
+    -------
+    module
+        With one attribute per name in :data:`KERNELS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = kernels()
+    >>> K.column_flops(np.array([0, 1, 3], dtype=np.int64), np.array([1, 0, 1], dtype=np.int32)).tolist()
+    [2, 3]
+    """
+    if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":
+        return _jit_kernels()
+    try:
+        return _load(_ensure_built(_cache_dir() / _key()))
+    except (OSError, ImportError, subprocess.SubprocessError) as exc:
+        warnings.warn(
+            f"netmcl could not compile its kernels ahead of time ({exc}); running them through numba's JIT "
+            "instead, which adds about 0.6 s and 110 MB to each process. Set NETMCL_KERNELS=jit to silence this.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return _jit_kernels()
+
+
+def csc_arrays(matrix):
+    """A scipy CSC matrix's arrays as the kernels take them: int64 column pointers,
+    int32 rows, float32 values, C-contiguous (copied only where they are not)."""
+    return (
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
+        np.ascontiguousarray(matrix.indices, dtype=np.int32),
+        np.ascontiguousarray(matrix.data, dtype=np.float32),
+    )
+
+
+def _jit_kernels():
+    mod = types.ModuleType("netmcl_jit_kernels")
+    for name, (module, function, _) in KERNELS.items():
+        setattr(mod, name, getattr(importlib.import_module(module), function))
+    return mod
+
+
+def _cache_dir():
+    if os.environ.get("NETMCL_CACHE_DIR"):
+        return Path(os.environ["NETMCL_CACHE_DIR"]) / "kernels"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "netmcl" / "kernels"
+
+
+def _cpu():
+    """What the host's machine code depends on: CPU model and instruction set extensions."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            head = f.read().split("\n\n", 1)[0]
+        return "\n".join(ln for ln in head.splitlines() if ln.startswith(("model name", "flags")))
+    except OSError:
+        return f"{platform.machine()} {platform.processor()}"
+
+
+def _key():
+    h = hashlib.sha256()
+    for rel in _SOURCES:
+        h.update((_ROOT / rel).read_bytes())
+    for dist in ("numba", "llvmlite"):
+        h.update(importlib.metadata.version(dist).encode())
+    h.update(f"{np.__version__} {sys.version} {_cpu()}".encode())
+    return h.hexdigest()[:24]
+
+
+def _module_file(directory):
+    return directory / (MODULE + importlib.machinery.EXTENSION_SUFFIXES[0])
+
+
+def _ensure_built(directory):
+    """The module's directory, after building it there if it is not yet."""
+    if _module_file(directory).exists():
+        return directory
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    log.info(
+        "Compiling netmcl's kernels for this machine (once per machine and version, about 20 s) into %s",
+        directory,
+    )
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(dir=directory.parent, prefix="build-") as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
+        proc = subprocess.run(
+            [sys.executable, "-m", "netmcl._compiled", tmp], env=env, capture_output=True, text=True
+        )
+        if proc.returncode != 0 or not _module_file(Path(tmp)).exists():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            raise OSError(f"the build exited with status {proc.returncode}: {' | '.join(tail)}")
+        final = Path(tmp) / "final"
+        final.mkdir()
+        shutil.move(str(_module_file(Path(tmp))), str(_module_file(final)))
+        try:
+            os.rename(final, directory)
+        except OSError:
+            if not _module_file(directory).exists():  # not a concurrent build that finished first
+                raise
+    log.info("Compiled netmcl's kernels in %.1f s", time.perf_counter() - t0)
+    return directory
+
+
+def _load(directory):
+    path = _module_file(directory)
+    spec = importlib.util.spec_from_file_location(f"netmcl.{MODULE}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    missing = sorted(set(KERNELS) - set(dir(mod)))
+    if missing:
+        raise ImportError(f"{path} lacks {', '.join(missing)}")
+    return mod
+
+
+def _build(out_dir):
+    """Compile every kernel of :data:`KERNELS` into ``out_dir`` (run in a child process)."""
+    import numba.pycc.compiler
+    from numba.core.compiler import Flags
+    from numba.pycc import CC
+
+    class _GilFreeFlags(Flags):
+        # pycc's wrappers would hold the GIL; the engine's threads need it released
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    numba.pycc.compiler.Flags = _GilFreeFlags
+    cc = CC(MODULE)
+    cc.target_cpu = "host"
+    cc.output_dir = out_dir
+    for name, (module, function, args) in KERNELS.items():
+        cc.export(name, f"({args},)")(getattr(importlib.import_module(module), function).py_func)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cc.compile()
+
+
+if __name__ == "__main__":
+    _build(sys.argv[1])

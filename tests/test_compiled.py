@@ -1,0 +1,88 @@
+"""The kernels compiled ahead of time, and numba's JIT when they cannot be.
+
+Each case runs the command line in a fresh Python process (the choice of
+kernels is made once per process) on the bundled Collins network and on a
+native matrix, and compares its cluster files with those mcl wrote.
+"""
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from netmcl._compiled import KERNELS, csc_arrays, kernels
+
+HERE = Path(__file__).parent
+COLLINS = HERE / "data" / "networks" / "clusterone_collins2007.txt.gz"
+COLLINS_I2 = HERE / "golden" / "clm" / "collins.I2.txt.gz"
+RANDOM40 = HERE / "data" / "io" / "random40.mci"
+RANDOM40_I20 = HERE / "data" / "io" / "random40.mci.I20"
+
+# runs the command line, then says which heavy modules the process loaded
+PROBE = (
+    "import sys\n"
+    "from netmcl.cli import main\n"
+    "status = main(sys.argv[1:])\n"
+    "print('loaded:', *sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))\n"
+    "sys.exit(status)\n"
+)
+
+
+def cluster(tmp_path, env=None):
+    """Cluster Collins (labels) and random40 (native) in one child process per input;
+    return the child's stdout+stderr of each run."""
+    logs = []
+    for args, out in (
+        ([str(COLLINS), "--abc", "-I", "2"], "collins.out"),
+        ([str(RANDOM40)], "random40.out"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, *args, "-o", str(tmp_path / out)],
+            env=dict(os.environ, **(env or {})),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr
+        logs.append(proc.stdout + proc.stderr)
+    assert (tmp_path / "collins.out").read_bytes() == gzip.decompress(COLLINS_I2.read_bytes())
+    assert (tmp_path / "random40.out").read_text() == RANDOM40_I20.read_text().split("\n", 1)[1]
+    return logs
+
+
+def test_compiled_kernels_are_loaded_without_numba(tmp_path):
+    if not hasattr(kernels(), "__file__"):
+        pytest.skip("the kernels could not be compiled on this machine (see the RuntimeWarning)")
+    for log in cluster(tmp_path):
+        assert "loaded:\n" in log, log
+
+
+def test_jit_kernels_give_the_same_clusters(tmp_path):
+    for log in cluster(tmp_path, {"NETMCL_KERNELS": "jit"}):
+        assert "loaded: llvmlite numba" in log
+        assert "RuntimeWarning" not in log
+
+
+def test_unbuildable_cache_falls_back_to_the_jit_with_a_warning(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory would be")
+    for log in cluster(tmp_path, {"NETMCL_CACHE_DIR": str(blocker), "NETMCL_KERNELS": ""}):
+        assert "netmcl could not compile its kernels ahead of time" in log
+        assert "loaded: llvmlite numba" in log
+
+
+def test_every_kernel_is_exported():
+    assert sorted(n for n in KERNELS if callable(getattr(kernels(), n))) == sorted(KERNELS)
+
+
+def test_csc_arrays_have_the_kernels_types():
+    import scipy.sparse as sp
+
+    m = sp.csc_array(np.array([[0, 2], [3, 0]], dtype=np.float64))
+    indptr, indices, data = csc_arrays(m)
+    assert (indptr.dtype, indices.dtype, data.dtype) == (np.int64, np.int32, np.float32)
+    assert indptr.tolist() == [0, 1, 2] and indices.tolist() == [1, 0] and data.tolist() == [3.0, 2.0]
