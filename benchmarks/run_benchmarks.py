@@ -316,7 +316,7 @@ def _display(cmd):
 
 
 def warm_up(args, log, kill_above_bytes):
-    """Untimed first netmcl runs (they fill numba's cache), and the cost of
+    """Untimed first netmcl runs (on a new machine they build the compiled kernels), and the cost of
     importing netmcl alone: {label: Measurement}."""
     small, _ = prepare(BY_NAME["gen-1k"], shared=args.shared, refresh=False, timeout=args.timeout,
                        kill_above_bytes=kill_above_bytes)
@@ -512,7 +512,8 @@ def render_section(name, context, inputs, rows, warmups, consistency):
                    f"{', '.join(THREAD_VARIABLES)} set to T):"), ""]
     lines += [f"- {engine}: `{template}`" for engine, template in context["templates"].items()]
     if warmups:
-        lines += ["", "Not in the medians (netmcl on gen-1k before the timed runs, filling numba's cache; "
+        lines += ["", "Not in the medians (netmcl on gen-1k before the timed runs, building the compiled kernels "
+                  "where they are not yet; "
                   "and the start-up cost inside every netmcl run): "
                   + "; ".join(f"{label}: {m.wall_s:.2f} s, {m.peak_rss_mb:.0f} MB peak" for label, m in warmups.items())]
     lines += ["", "| input | nodes | lines | description | prepared in |", "|---|---:|---:|---|---|"]
