@@ -26,21 +26,7 @@ import scipy.sparse as sp
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
 from .._compiled import kernels
-from ._constants import (
-    LANE_SHARING,
-    N_STATS,
-    RUN,
-    STAT_DENSE_PATH,
-    STAT_EMERGENCY,
-    STAT_EMPTIED,
-    STAT_EXPANDED,
-    STAT_KEPT,
-    STAT_LANES,
-    STAT_MIN_MASS,
-    STAT_RECOVER,
-    STAT_RECOVER_AFTER_SELECT,
-    STAT_SELECT,
-)
+from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
 
@@ -137,7 +123,7 @@ class CpuEngine(Engine):
 
     name = "cpu"
 
-    def __init__(self, threads=None, max_memory=None, lane_sharing=LANE_SHARING):
+    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING):
         if threads is None or threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self.threads = int(threads)
@@ -234,14 +220,14 @@ class CpuEngine(Engine):
 
         fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
         heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
-        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * RUN + 5 if heavy > 1 else 0)) * self.n
+        fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
         capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
         out_idx = np.empty(capacity, dtype=np.int32)
         out_val = np.empty(capacity, dtype=np.float32)
         filled = 0
-        total = np.zeros(N_STATS)
-        total[STAT_MIN_MASS] = np.inf
+        total = np.zeros(C.N_STATS)
+        total[C.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
         phases = 0
         start = 0
@@ -262,8 +248,8 @@ class CpuEngine(Engine):
                     filled += idx.size
                     counts[lo:hi] = cnt
                     chaos = max(chaos, ch)
-                    total[: STAT_MIN_MASS] += st[: STAT_MIN_MASS]
-                    total[STAT_MIN_MASS] = min(total[STAT_MIN_MASS], st[STAT_MIN_MASS])
+                    total[: C.STAT_MIN_MASS] += st[: C.STAT_MIN_MASS]
+                    total[C.STAT_MIN_MASS] = min(total[C.STAT_MIN_MASS], st[C.STAT_MIN_MASS])
                     del idx, val
                 start = stop
                 phases += 1
@@ -277,17 +263,17 @@ class CpuEngine(Engine):
         self._indptr, self._indices, self._data = indptr, out_idx, out_val
         return IterationStats(
             chaos=chaos if self.n else 0.0,
-            expanded=int(total[STAT_EXPANDED]),
-            kept=int(total[STAT_KEPT]),
-            recovered=int(total[STAT_RECOVER]),
-            selected=int(total[STAT_SELECT]),
-            recovered_after_select=int(total[STAT_RECOVER_AFTER_SELECT]),
-            emergency=int(total[STAT_EMERGENCY]),
-            dense_path=int(total[STAT_DENSE_PATH]),
-            emptied=int(total[STAT_EMPTIED]),
-            min_mass=float(total[STAT_MIN_MASS]),
+            expanded=int(total[C.STAT_EXPANDED]),
+            kept=int(total[C.STAT_KEPT]),
+            recovered=int(total[C.STAT_RECOVER]),
+            selected=int(total[C.STAT_SELECT]),
+            recovered_after_select=int(total[C.STAT_RECOVER_AFTER_SELECT]),
+            emergency=int(total[C.STAT_EMERGENCY]),
+            dense_path=int(total[C.STAT_DENSE_PATH]),
+            emptied=int(total[C.STAT_EMPTIED]),
+            min_mass=float(total[C.STAT_MIN_MASS]),
             seconds=time.perf_counter() - t0,
-            extra={"phases": phases, "lanes": int(total[STAT_LANES])},
+            extra={"phases": phases, "lanes": int(total[C.STAT_LANES])},
         )
 
 
