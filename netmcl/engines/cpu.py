@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
-from .._compiled import kernels
+from .._compiled import csc_arrays, kernels
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
@@ -146,9 +146,7 @@ class CpuEngine(Engine):
         m.sort_indices()
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
-        self._indptr = np.ascontiguousarray(m.indptr, dtype=np.int64)
-        self._indices = np.ascontiguousarray(m.indices, dtype=np.int32)
-        self._data = np.ascontiguousarray(m.data, dtype=np.float32)
+        self._indptr, self._indices, self._data = csc_arrays(m)
 
     def result(self):
         return sp.csc_array((self._data, self._indices, self._indptr), shape=(self.n, self.n))
