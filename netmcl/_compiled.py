@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["csc_arrays", "kernels"]
+__all__ = ["kernels"]
 
 log = logging.getLogger("netmcl")
 
@@ -119,16 +119,6 @@ def kernels():
             stacklevel=2,
         )
         return _jit_kernels()
-
-
-def csc_arrays(matrix):
-    """A scipy CSC matrix's arrays as the kernels take them: int64 column pointers,
-    int32 rows, float32 values, C-contiguous (copied only where they are not)."""
-    return (
-        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
-        np.ascontiguousarray(matrix.indices, dtype=np.int32),
-        np.ascontiguousarray(matrix.data, dtype=np.float32),
-    )
 
 
 def _jit_kernels():

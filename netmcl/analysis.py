@@ -34,7 +34,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from .exceptions import NotAPartitionError, ParameterError
 
@@ -157,6 +156,8 @@ def _with_max_loops(matrix):
 
     This is how ``clm info`` prepares the graph (an empty column gets a loop of 1).
     """
+    import scipy.sparse as sp
+
     coo = sp.csc_array(matrix).tocoo()
     n = matrix.shape[0]
     off = coo.row != coo.col
@@ -435,6 +436,8 @@ class Distance(NamedTuple):
 
 def _contingency(a, b):
     """Contingency table of two partitions of the same nodes, and the cluster sizes."""
+    import scipy.sparse as sp
+
     ca, cb = as_clusters(a), as_clusters(b)
     index = {}
     for cluster in ca:
@@ -767,6 +770,8 @@ def compare_to_complexes(clustering, complexes, *, overlap_threshold=0.25, min_s
     >>> round(m["sensitivity"], 4), round(m["ppv"], 4), m["fraction_matched"]
     (0.8571, 0.8571, 1.0)
     """
+    import scipy.sparse as sp
+
     clusters = as_clusters(clustering)
     if not 0 < overlap_threshold <= 1:
         raise ParameterError(

@@ -23,9 +23,9 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._compiled import kernels
+from ._csc import CscMatrix, spans
 
 __all__ = ["component_groups", "run_components", "weak_components"]
 
@@ -43,7 +43,7 @@ def weak_components(matrix):
 
     Parameters
     ----------
-    matrix : scipy sparse matrix, CSC or CSR
+    matrix : CscMatrix, or scipy sparse matrix in CSC or CSR form
 
     Returns
     -------
@@ -70,7 +70,7 @@ def component_groups(matrix, *, group_nodes=GROUP_NODES):
 
     Parameters
     ----------
-    matrix : scipy sparse matrix
+    matrix : CscMatrix or scipy sparse matrix
         The start matrix (its pattern decides the components).
     group_nodes : int
         Target size of a group of small components.
@@ -155,7 +155,7 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, 
 
     Parameters
     ----------
-    start : scipy.sparse.csc_array
+    start : CscMatrix or scipy sparse matrix
         The whole start matrix, or the iterand after `done` iterations.
     groups : list of numpy.ndarray
         From :func:`component_groups`.
@@ -169,12 +169,13 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, 
 
     Returns
     -------
-    limit : scipy.sparse.csc_array
+    limit : CscMatrix
         The iterand after the whole run's last iteration.
     stats : list of IterationStats
         Of the iterations after `done`, combined over groups: chaos is the
         maximum, counts are summed.
     """
+    start = CscMatrix.of(start)
     n = start.shape[0]
     threads = getattr(engine, "threads", 1)
     big = groups[0].size * 4 >= n  # a giant component gets every thread
@@ -182,7 +183,7 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, 
     for g, nodes in enumerate(groups):
         alone = big and g == 0
         eng = engine.spawn(threads=threads if alone else 1, share=1 if alone else threads)
-        tracks.append(_Track(nodes, eng, start[nodes][:, nodes], n, done))
+        tracks.append(_Track(nodes, eng, start.principal(nodes), n, done))
     common = dict(inflation_at=inflation_at, chaos_limit=chaos_limit)
 
     def each(fn):
@@ -223,14 +224,21 @@ def _combine(parts):
 
 
 def _assemble(tracks, n):
-    rows, cols, vals = [], [], []
-    for t in tracks:
-        m = t.engine.result().tocoo()
-        rows.append(t.nodes[m.row])
-        cols.append(t.nodes[m.col])
-        vals.append(m.data)
-    limit = sp.csc_array(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
-    )
-    limit.sort_indices()
-    return limit
+    """The groups' iterands as one matrix on the whole graph's nodes.
+
+    A group's nodes are sorted and its columns hold only its own rows, so
+    renumbering keeps every column's rows sorted.
+    """
+    counts = np.zeros(n, dtype=np.int64)
+    parts = [(t.nodes, t.engine.result()) for t in tracks]
+    for nodes, m in parts:
+        counts[nodes] = np.diff(m.indptr)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    rows = np.empty(int(indptr[-1]), dtype=np.int32)
+    vals = np.empty(int(indptr[-1]), dtype=np.float32)
+    for nodes, m in parts:
+        entries = spans(indptr[nodes], np.diff(m.indptr))
+        rows[entries] = nodes[m.indices]
+        vals[entries] = m.data
+    return CscMatrix(indptr, rows, vals, n)

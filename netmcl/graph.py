@@ -6,9 +6,9 @@ through :attr:`SparseGraph.labels`.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._compiled import kernels
+from ._csc import CscMatrix
 from .exceptions import ParameterError
 
 __all__ = ["SparseGraph"]
@@ -24,11 +24,20 @@ class SparseGraph:
 
     Parameters
     ----------
-    matrix : scipy sparse matrix or array, shape (n, n)
+    matrix : CscMatrix, scipy sparse matrix or array, shape (n, n)
         The weights.  Converted to CSC float32 with sorted indices; duplicate
         entries are merged by maximum.
     labels : sequence of hashable, optional
         The label of each node, in node-id order.  Default: ``range(n)``.
+
+    Attributes
+    ----------
+    csc : CscMatrix
+        The weights as the engines take them (no scipy needed).
+    matrix : scipy.sparse.csc_array
+        The same weights as a scipy array, made on first use.
+    labels : list
+        Node labels in id order.
 
     Examples
     --------
@@ -39,23 +48,21 @@ class SparseGraph:
     """
 
     def __init__(self, matrix, labels=None):
-        m = sp.csc_array(matrix)
-        if m.ndim != 2 or m.shape[0] != m.shape[1]:
-            raise ParameterError(
-                f"A graph's weight matrix must be square. Got shape {m.shape} instead."
-            )
-        if m.nnz and not m.has_canonical_format:
-            coo = m.tocoo()
-            m = _merge_max(coo.row, coo.col, coo.data.astype(np.float32), m.shape[0])
-        m = sp.csc_array(
-            (
-                np.ascontiguousarray(m.data, dtype=np.float32),
-                np.ascontiguousarray(m.indices, dtype=np.int32),
-                np.ascontiguousarray(m.indptr, dtype=np.int64),
-            ),
-            shape=m.shape,
-        )
-        self.matrix = m
+        if isinstance(matrix, CscMatrix):
+            m = matrix
+        else:
+            import scipy.sparse as sp
+
+            given = sp.csc_array(matrix)
+            if given.ndim != 2 or given.shape[0] != given.shape[1]:
+                raise ParameterError(
+                    f"A graph's weight matrix must be square. Got shape {given.shape} instead."
+                )
+            m = CscMatrix(given.indptr, given.indices, given.data, given.shape[0])
+        if not m.is_canonical():
+            m = _merge_max(m.indices, m.columns(), m.data, m.shape[0])
+        self.csc = m
+        self._scipy = None
         n = m.shape[0]
         self.labels = list(range(n)) if labels is None else list(labels)
         if len(self.labels) != n:
@@ -121,14 +128,21 @@ class SparseGraph:
         return cls(_merge_max(dst, src, w, n, mirror=symmetrize), labels=labels)
 
     @property
+    def matrix(self):
+        """The weights as a ``scipy.sparse.csc_array`` (made on first use; values shared with :attr:`csc`)."""
+        if self._scipy is None:
+            self._scipy = self.csc.to_scipy()
+        return self._scipy
+
+    @property
     def n(self):
         """Number of nodes."""
-        return self.matrix.shape[0]
+        return self.csc.shape[0]
 
     @property
     def nnz(self):
         """Number of stored arcs (an undirected edge counts twice, a loop once)."""
-        return self.matrix.nnz
+        return self.csc.nnz
 
     def is_symmetric(self):
         """Return True when every arc has a mirror arc of the same weight."""
@@ -140,7 +154,7 @@ class SparseGraph:
 
 
 def _merge_max(rows, cols, vals, n, mirror=False):
-    """CSC float32 matrix from coordinates (and their mirrors), repeats merged by max."""
+    """CscMatrix from coordinates (and their mirrors), repeats merged by max."""
     indptr, indices, data = kernels().csc_max(
         np.ascontiguousarray(rows, dtype=np.int64),
         np.ascontiguousarray(cols, dtype=np.int64),
@@ -148,4 +162,4 @@ def _merge_max(rows, cols, vals, n, mirror=False):
         int(n),
         bool(mirror),
     )
-    return sp.csc_array((data, indices, indptr), shape=(n, n))
+    return CscMatrix(indptr, indices, data, n)

@@ -8,9 +8,9 @@ overlap (cut, keep or split) and sort the clusters.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._compiled import kernels
+from ._csc import CscMatrix, spans
 from .components import weak_components
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
@@ -21,10 +21,10 @@ SORT_MODES = ("revsize", "size", "lex", "none")
 
 def _attractor_dag(limit):
     """Entries of each column close to its maximum or to its diagonal value."""
-    L = sp.csc_array(limit)
+    L = CscMatrix.of(limit)
     n = L.shape[0]
-    indptr, rows, vals = L.indptr, L.indices, L.data.astype(np.float64)
-    cols = np.repeat(np.arange(n), np.diff(indptr))
+    rows, vals = L.indices, L.data.astype(np.float64)
+    cols = L.columns()
     colmax = np.zeros(n)
     np.maximum.at(colmax, cols, vals)
     diag = np.zeros(n)
@@ -40,10 +40,8 @@ def _attractor_dag(limit):
     kernels().normalize_columns(indptr2, data)
     cols2 = cols[keep]
     keep2 = data.astype(np.float64) >= 1.0 / (counts[cols2] + 1.0)
-    return sp.csc_array(
-        (np.ones(int(keep2.sum()), dtype=np.int8), rows[keep][keep2], _indptr_from(cols2[keep2], n)),
-        shape=(n, n),
-    )
+    kept = rows[keep][keep2]
+    return CscMatrix(_indptr_from(cols2[keep2], n), kept, np.ones(kept.size, dtype=np.float32), n)
 
 
 def _indptr_from(cols, n):
@@ -57,7 +55,7 @@ def interpret(limit, *, overlap="cut"):
 
     Parameters
     ----------
-    limit : scipy sparse matrix, shape (n, n)
+    limit : CscMatrix or scipy sparse matrix, shape (n, n)
         The converged iterand (column j = where node j's flow ends up).
     overlap : {"cut", "keep", "split"}
         mcl's ``-overlap``: keep each node in its first cluster only (the
@@ -82,35 +80,17 @@ def interpret(limit, *, overlap="cut"):
     diag = D.diagonal() != 0
     attractors = np.flatnonzero(diag)
     # attractor systems: components of the DAG restricted to attractors, undirected
-    sub = D[attractors][:, attractors]
-    ncomp, comp = weak_components(sub)
+    ncomp, comp = weak_components(D.principal(attractors))
     members = _group(attractors, comp, ncomp)
     order = sorted(range(ncomp), key=lambda c: (-members[c].size, members[c][0]))
     cid = np.empty(ncomp, dtype=np.int64)
     cid[order] = np.arange(ncomp)
-    # membership matrix C (node x cluster): attractors first, then propagate
-    C_attr = sp.csr_array(
-        (np.ones(attractors.size, dtype=np.float32), (attractors, cid[comp])), shape=(n, ncomp)
-    )
-    children = sp.csr_array(D.T.astype(np.float32))  # row d: the nodes D[:, d] points to
-    children = sp.diags_array((~diag).astype(np.float32)) @ children  # attractors keep their own
-    C = C_attr
-    while True:  # membership only grows; stop when it no longer does
-        C_new = sp.csr_array(C_attr + children @ C)
-        C_new.data[:] = 1.0
-        if C_new.nnz == C.nnz:
-            break
-        C = C_new
-    C.sort_indices()
+    node_of, clus_of = _memberships(D, diag, attractors, cid[comp])
     # nodes in no cluster ("garbage entries") together form one more cluster, as in mcl 22-282
-    homeless = np.flatnonzero(np.diff(C.indptr) == 0)
-    k0 = ncomp
-    nrows, ncl = C.indices, np.diff(C.indptr)
-    node_of = np.repeat(np.arange(n), ncl)
-    clus_of = nrows.astype(np.int64)
+    homeless = np.flatnonzero(np.bincount(node_of, minlength=n) == 0)
     node_of = np.concatenate([node_of, homeless])
-    clus_of = np.concatenate([clus_of, np.full(homeless.size, k0)])
-    k = k0 + (homeless.size > 0)
+    clus_of = np.concatenate([clus_of, np.full(homeless.size, ncomp)])
+    k = ncomp + (homeless.size > 0)
     counts = np.bincount(node_of, minlength=n)
     if overlap == "cut":
         first = np.full(n, np.iinfo(np.int64).max)
@@ -137,6 +117,31 @@ def interpret(limit, *, overlap="cut"):
     elif overlap != "keep":
         raise ValueError(overlap)
     return _group(node_of, clus_of, int(clus_of.max()) + 1 if clus_of.size else 0)
+
+
+def _memberships(D, diag, attractors, attractor_cluster):
+    """Every (node, cluster) pair of the limit, sorted by node, then cluster.
+
+    An attractor belongs to its own system's cluster only; any other node
+    belongs to every cluster of the nodes its DAG column points to, up to the
+    fixed point (membership only grows).
+    """
+    n = D.shape[0]
+    k = max(int(attractor_cluster.max()) + 1 if attractor_cluster.size else 0, 1)
+    cols = D.columns()
+    follows = ~diag[cols]  # arcs d -> i of the nodes d that are not attractors
+    parent, child = cols[follows], D.indices[follows].astype(np.int64)
+    own = attractors * k + attractor_cluster
+    keys = np.sort(own)
+    while True:
+        node, clus = keys // k, keys % k
+        start = np.searchsorted(node, np.arange(n + 1))
+        counts = start[child + 1] - start[child]
+        inherited = np.repeat(parent, counts) * k + clus[spans(start[child], counts)]
+        grown = np.unique(np.concatenate([own, inherited]))
+        if grown.size == keys.size:
+            return node, clus
+        keys = grown
 
 
 def _group(nodes, clus, k):

@@ -12,10 +12,10 @@ import time
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from tqdm.auto import tqdm
 
-from ._compiled import csc_arrays, kernels
+from ._compiled import kernels
+from ._csc import CscMatrix
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import component_groups, run_components
@@ -59,22 +59,24 @@ def start_matrix(graph, params):
     >>> start_matrix(g, MclParams()).toarray().tolist()
     [[0.5, 0.5], [0.5, 0.5]]
     """
-    m = graph.matrix
-    n = m.shape[0]
+    return _start(graph, params).to_scipy()
+
+
+def _start(graph, params):
+    """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy)."""
+    m = graph.csc
     K = kernels()
-    indptr, indices, data = csc_arrays(m)
     if params.discard_loops:
-        indptr, indices, data = K.with_max_loops(indptr, indices, data)
+        indptr, indices, data = K.with_max_loops(m.indptr, m.indices, m.data)
     else:
-        indptr, indices, data = indptr.copy(), indices.copy(), data.copy()  # the graph's stay untouched
-    m = sp.csc_array((data, indices, indptr), shape=(n, n))
+        indptr, indices, data = m.indptr.copy(), m.indices.copy(), m.data.copy()  # the graph's stay untouched
+    m = CscMatrix(indptr, indices, data, m.shape[0])
     if params.loop_gain is not None:
-        cols = np.repeat(np.arange(n), np.diff(m.indptr))
-        on = m.indices == cols
+        on = m.indices == m.columns()
         m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
     if params.preinflation is not None:
-        K.inflate_columns(indptr, m.data, float(params.preinflation))
-    K.normalize_columns(indptr, m.data)
+        K.inflate_columns(m.indptr, m.data, float(params.preinflation))
+    K.normalize_columns(m.indptr, m.data)
     return m
 
 
@@ -109,7 +111,7 @@ class MclState:
 
         Valid until the generator is advanced.
         """
-        return self._engine.result()
+        return self._engine.result().to_scipy()
 
     def __repr__(self):
         return f"<MclState iteration={self.iteration} chaos={self.chaos:.4g} nnz={self.stats.kept}>"
@@ -154,12 +156,12 @@ def first_expansion(graph, params, engine):
 
     Returns
     -------
-    matrix : scipy.sparse.csc_array
+    matrix : CscMatrix
         The pruned, rescaled first expansion.
     stats : IterationStats
         The first iteration's statistics.
     """
-    engine.load(start_matrix(graph, params))
+    engine.load(_start(graph, params))
     stats = engine.iterate(0.0, params.pruning())
     return engine.result(), stats
 
@@ -171,9 +173,7 @@ def inflate_first(expansion, stats, params):
     iterand and statistics of the first iteration of a run at that inflation.
     """
     m = expansion.copy()
-    emptied = np.asarray(
-        kernels().inflate_columns(csc_arrays(m)[0], m.data, inflation_at(params, 1)), dtype=np.int64
-    )
+    emptied = np.asarray(kernels().inflate_columns(m.indptr, m.data, inflation_at(params, 1)), dtype=np.int64)
     if emptied.size:  # the kernel drops the entries of a column whose mass vanished
         counts = np.diff(m.indptr)
         alive = np.ones(m.shape[0], dtype=bool)
@@ -182,7 +182,7 @@ def inflate_first(expansion, stats, params):
         counts[~alive] = 0
         indptr = np.zeros_like(m.indptr)
         np.cumsum(counts, out=indptr[1:])
-        m = sp.csc_array((m.data[entries], m.indices[entries], indptr), shape=m.shape)
+        m = CscMatrix(indptr, m.indices[entries], m.data[entries], m.shape[0])
     first = dataclasses.replace(stats, kept=m.nnz, emptied=int(emptied.size))
     return m, [first]
 
@@ -201,7 +201,7 @@ def _iterations(engine, params, first=1):
 
 
 def _run(graph, params, engine):
-    engine.load(start_matrix(graph, params))
+    engine.load(_start(graph, params))
     for it, inflation, stats in _iterations(engine, params):
         yield MclState(it, inflation, stats, stats.chaos < CHAOS_LIMIT, engine)
 
@@ -389,7 +389,7 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     [[0, 1], [2, 3]]
     """
     t0 = time.perf_counter()
-    current, stats = (start_matrix(graph, params), []) if resume is None else (resume[0], list(resume[1]))
+    current, stats = (_start(graph, params), []) if resume is None else (resume[0], list(resume[1]))
     done = len(stats)
     groups = component_groups(current) if decompose else [None]
     if stats and stats[-1].chaos < CHAOS_LIMIT:

@@ -19,7 +19,6 @@ import logging
 import os
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks
 from .adapters import to_sparse_graph
@@ -80,6 +79,8 @@ def _groups(graph, clustering):
 
 def _flows(graph, member, k):
     """k x k matrix of the weight between clusters (both directions, no diagonal)."""
+    import scipy.sparse as sp
+
     keep = member >= 0
     rows = np.flatnonzero(keep)
     P = sp.csr_array((np.ones(rows.size), (rows, member[keep])), shape=(graph.n, k))
@@ -119,6 +120,7 @@ def _spread(centres, radii, gap, seed):
 def _centres(flows, radii, seed):
     """Cluster centres: a spring layout of the cluster graph, spread so discs do not overlap."""
     import networkx as nx
+    import scipy.sparse as sp
 
     k = radii.size
     if k == 1:
@@ -319,6 +321,7 @@ def draw(
 
 
 def _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labels, seed):
+    import scipy.sparse as sp
     from matplotlib.collections import LineCollection
 
     n = graph.n
@@ -346,6 +349,7 @@ def _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labe
 
 
 def _draw_clusters(ax, graph, member, clustering, colors, max_clusters, seed):
+    import scipy.sparse as sp
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Circle
 

@@ -6,9 +6,9 @@ libraries are only imported when an object of theirs is passed).
 """
 
 import math
+import sys
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import ParameterError
 from ..graph import SparseGraph
@@ -68,7 +68,7 @@ def to_sparse_graph(G, *, weight="weight", symmetrize=None):
         from .pandas import from_dataframe
 
         return from_dataframe(G, weight=weight, symmetrize=True if symmetrize is None else symmetrize)
-    if sp.issparse(G) or isinstance(G, np.ndarray):
+    if _is_scipy_sparse(G) or isinstance(G, np.ndarray):
         graph = SparseGraph(_checked_matrix(G))
         return _symmetrized(graph) if symmetrize else graph
     if isinstance(G, (str, bytes)) or not hasattr(G, "__iter__"):
@@ -85,7 +85,15 @@ def _symmetrized(graph):
     return SparseGraph(m.maximum(m.T), labels=graph.labels)
 
 
+def _is_scipy_sparse(G):
+    """scipy.sparse.issparse without importing scipy (a matrix implies it is imported)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(G)
+
+
 def _checked_matrix(m):
+    import scipy.sparse as sp
+
     m = sp.csc_array(m)
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise ParameterError(f"A weight matrix must be square. Got shape {m.shape} instead.")

@@ -67,7 +67,7 @@ class Engine:
     name = "abstract"
 
     def load(self, matrix, *, n_rule=None):
-        """Take the column-stochastic start matrix (scipy CSC, float32).
+        """Take the column-stochastic start matrix (a :class:`~netmcl._csc.CscMatrix` or scipy matrix).
 
         `n_rule` is the node count of the whole graph when `matrix` is one of
         its components (mcl decides each column's product path from it).
@@ -79,7 +79,7 @@ class Engine:
         raise NotImplementedError
 
     def result(self):
-        """Return the current iterand as a scipy CSC float32 matrix."""
+        """Return the current iterand as a :class:`~netmcl._csc.CscMatrix` (``to_scipy()`` converts)."""
         raise NotImplementedError
 
     def spawn(self, *, threads, share):

@@ -21,11 +21,11 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
-from .._compiled import csc_arrays, kernels
+from .._compiled import kernels
+from .._csc import CscMatrix
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
@@ -142,14 +142,13 @@ class CpuEngine(Engine):
         A component clustered on its own passes the whole graph's node count
         so that every column takes the product path mcl would take.
         """
-        m = sp.csc_array(matrix)
-        m.sort_indices()
+        m = CscMatrix.of(matrix)
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
-        self._indptr, self._indices, self._data = csc_arrays(m)
+        self._indptr, self._indices, self._data = m.indptr, m.indices, m.data
 
     def result(self):
-        return sp.csc_array((self._data, self._indices, self._indptr), shape=(self.n, self.n))
+        return CscMatrix(self._indptr, self._indices, self._data, self.n)
 
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)

@@ -15,11 +15,11 @@ cluster ``c``.
 import logging
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InputFileError, ParameterError
 from ..graph import SparseGraph
 from .._compiled import kernels
+from .._csc import CscMatrix
 from . import _codes
 from ._files import atomic_write, display_name, read_input_bytes
 
@@ -360,7 +360,7 @@ def read_mci(path, *, tab=None):
     cols = np.searchsorted(ids, m.cols)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
-    matrix = sp.csc_array((m.vals, rows.astype(np.int32), indptr), shape=(n, n))
+    matrix = CscMatrix(indptr, rows, m.vals, n)
     if tab is not None:
         names = read_tab(tab)
         labels = [names.get(i, f"?_{i}") for i in ids.tolist()]
@@ -464,6 +464,8 @@ def write_mci(path, graph, *, tab=None):
     """
     if not isinstance(graph, SparseGraph):
         raise ParameterError(f"write_mci writes a SparseGraph. Got {type(graph).__name__} instead.")
+    import scipy.sparse as sp
+
     m = graph.matrix
     ids = _native_ids(graph.labels)
     order = np.argsort(ids, kind="stable")
