@@ -12,10 +12,10 @@ import time
 import warnings
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ._compiled import kernels
 from ._csc import CscMatrix
+from ._progress import progress_bar
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import component_groups, run_components
@@ -402,7 +402,7 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     else:
         engine.load(current, n_rule=graph.n)
         del current  # the engine holds it until the first iteration replaces it
-        with tqdm(desc="mcl", unit="it", disable=not progress, leave=False) as bar:
+        with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
             for it, _, st in _iterations(engine, params, done + 1):
                 stats.append(st)
                 log.debug("iteration %d: chaos %.4f, kept %d entries, %.3fs", it, st.chaos, st.kept, st.seconds)

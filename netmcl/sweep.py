@@ -10,8 +10,7 @@ import logging
 import time
 from collections.abc import Mapping
 
-from tqdm.auto import tqdm
-
+from ._progress import progress_bar
 from .adapters import to_sparse_graph
 from .analysis import compare_to_complexes, quality, split_join_distance
 from .engines import get_engine
@@ -219,7 +218,7 @@ def sweep(
     clusterings, table = {}, []
     previous = None
     expansion, first = first_expansion(graph, settings[0], eng)
-    for prm in tqdm(settings, desc="sweep", unit="inflation", disable=not progress, leave=False):
+    for prm in progress_bar(progress, settings, desc="sweep", unit="inflation", leave=False):
         t0 = time.perf_counter()
         clustering = cluster_graph(graph, prm, eng, resume=inflate_first(expansion, first, prm))
         row = {

@@ -155,3 +155,15 @@ def test_threads_and_progress_do_not_change_anything():
     base = netmcl.mcl(G, attribute=None, threads=1)
     other = netmcl.mcl(G, attribute=None, threads=2, progress=True)
     assert base.clusters == other.clusters and base.chaos == other.chaos
+
+
+def test_every_public_name_resolves_and_is_listed():
+    import inspect
+
+    for name in netmcl.__all__:
+        assert getattr(netmcl, name) is not None, name
+    assert set(netmcl.__all__) <= set(dir(netmcl))
+    assert inspect.isfunction(netmcl.sweep) and inspect.isfunction(netmcl.draw)
+    assert inspect.ismodule(netmcl.plot) and inspect.ismodule(netmcl.cytoscape)
+    with pytest.raises(AttributeError, match="no attribute 'clusterize'"):
+        netmcl.clusterize
