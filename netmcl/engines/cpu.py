@@ -33,6 +33,9 @@ __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
 #: chunks per thread in a phase: more chunks balance the threads and keep the
 #: results waiting to be copied into the next iterand small
 CHUNKS_PER_THREAD = 16
+#: more chunks where needed so that a chunk's estimated result stays below
+#: this: up to 2 x threads results wait to be copied at any time
+CHUNK_BYTES = 8 << 20
 #: bytes per stored entry of an iterand (int32 row + float32 value)
 ENTRY_BYTES = 8
 #: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
@@ -169,9 +172,14 @@ class CpuEngine(Engine):
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
 
-    def _chunks(self, lo, hi, work):
-        """Cut columns lo..hi-1 into chunks of about equal work for the threads."""
-        nchunks = min(hi - lo, CHUNKS_PER_THREAD * self.threads)
+    def _chunks(self, lo, hi, work, cum):
+        """Cut columns lo..hi-1 into chunks of about equal work for the threads.
+
+        At least CHUNKS_PER_THREAD per thread, and enough that the columns'
+        summed size estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.
+        """
+        estimated = ENTRY_BYTES * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
+        nchunks = min(hi - lo, max(CHUNKS_PER_THREAD * self.threads, -(-estimated // CHUNK_BYTES)))
         cum = np.cumsum(work[lo:hi])
         cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
         edges = np.unique(np.concatenate([[lo], cuts, [hi]]))
@@ -232,7 +240,7 @@ class CpuEngine(Engine):
         try:
             while start < self.n:
                 stop = self._phase_end(start, estimate, cum, fixed + ENTRY_BYTES * out_idx.size)
-                chunks = self._chunks(start, stop, work)
+                chunks = self._chunks(start, stop, work, cum)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * self.threads)):
                     if filled + idx.size > out_idx.size:
                         # grow in place (realloc: large blocks are remapped, not copied)
