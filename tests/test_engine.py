@@ -63,6 +63,19 @@ def test_iterands_do_not_depend_on_threads(gavin, threads):
     assert all(_same(a, b) for a, b in zip(one, many))
 
 
+def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
+    import netmcl.engines.cpu as cpu
+
+    params = MclParams.build(inflation=1.6)
+    engine = get_engine("cpu", threads=2)
+    usual = _iterands(gavin, engine, params, 4)
+    assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1))) == 32
+    monkeypatch.setattr(cpu, "CHUNK_BYTES", 4096)  # 512 estimated entries a chunk
+    small = get_engine("cpu", threads=2)
+    assert len(small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001))) == 2000 * 64 // 512
+    assert all(_same(a, b) for a, b in zip(usual, _iterands(gavin, small, params, 4)))
+
+
 def test_memory_budget_gives_the_same_iterands_in_many_phases(gavin):
     params = MclParams.build(inflation=1.6)
     free = _iterands(gavin, get_engine("cpu", threads=2), params, 4)
