@@ -13,7 +13,6 @@ error (``netmcl: error: ...``); an output file is never left half-written.
 import argparse
 import difflib
 import importlib
-import inspect
 import logging
 import os
 import sys
@@ -316,20 +315,14 @@ _PARAM_NAMES = (
 )
 
 
-def _mcl_kwargs(args):
-    kwargs = {name: getattr(args, name) for name in _PARAM_NAMES}
-    MclParams.build(**kwargs)  # fail on a bad parameter before reading a large file
-    from .mcl import mcl
+def _params_and_engine(args):
+    """mcl's parameters and the engine, checked before a large file is read."""
+    params = MclParams.build(**{name: getattr(args, name) for name in _PARAM_NAMES})
+    if args.threads is not None and args.threads < 1:
+        raise ParameterError(f"-te (threads) must be a positive integer. Got {args.threads} instead.")
+    from .engines import get_engine
 
-    if args.threads is not None:
-        if args.threads < 1:
-            raise ParameterError(f"-te (threads) must be a positive integer. Got {args.threads} instead.")
-        kwargs["threads"] = args.threads
-    if args.max_memory is not None:
-        if "max_memory" not in inspect.signature(mcl).parameters:
-            raise ParameterError("--max-memory is not supported by this version of netmcl.")
-        kwargs["max_memory"] = args.max_memory
-    return kwargs
+    return params, get_engine("cpu", threads=args.threads, max_memory=args.max_memory)
 
 
 def _read_graph(args):
@@ -412,16 +405,16 @@ def _run(args):
     if args.az:
         print(out)
         return 0
-    kwargs = _mcl_kwargs(args)
+    params, engine = _params_and_engine(args)
     from .engines.cpu import map_large_blocks
-    from .mcl import mcl
+    from .mcl import cluster_graph
 
     map_large_blocks()  # this process is ours: freed arrays go back to the system
     graph = _read_graph(args)
-
+    keep_weights = bool(args.plot or args.cytoscape or args.cytoscape_url)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clustering = mcl(graph, attribute=None, **kwargs)
+        clustering = cluster_graph(graph, params, engine, release_input=not keep_weights)
     for w in caught:
         print(f"[netmcl] warning: {' '.join(str(w.message).split())}", file=sys.stderr)
     labels_out = args.abc or args.use_tab is not None

@@ -63,7 +63,7 @@ class SparseGraph:
             m = _merge_max(m.indices, m.columns(), m.data, m.shape[0])
         self.csc = m
         self._scipy = None
-        n = m.shape[0]
+        self._n = n = m.shape[0]
         self.labels = list(range(n)) if labels is None else list(labels)
         if len(self.labels) != n:
             raise ParameterError(
@@ -137,12 +137,21 @@ class SparseGraph:
     @property
     def n(self):
         """Number of nodes."""
-        return self.csc.shape[0]
+        return self._n
 
     @property
     def nnz(self):
         """Number of stored arcs (an undirected edge counts twice, a loop once)."""
         return self.csc.nnz
+
+    def _release_weights(self):
+        """Free the weights; the labels and the node count stay.
+
+        For the command line, whose graph is its own: once the start matrix
+        is built, nothing after the clustering needs them (unless it plots or
+        sends the graph to Cytoscape).
+        """
+        self.csc = self._scipy = None
 
     def is_symmetric(self):
         """Return True when every arc has a mirror arc of the same weight."""

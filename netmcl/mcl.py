@@ -364,7 +364,7 @@ def mcl(
     return wrap_result(G, clustering)
 
 
-def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resume=None):
+def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False):
     """Run MCL on a :class:`SparseGraph` and interpret the limit (no adapters).
 
     Parameters
@@ -380,6 +380,10 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     resume : (matrix, list of IterationStats), optional
         Start from this iterand, reached by these iterations (as
         :func:`netmcl.sweep` does after sharing the first expansion).
+    release_input : bool, default False
+        Free `graph`'s weights once the start matrix is built (its labels
+        stay), as the command line does when nothing after the clustering
+        needs them: the input matrix is then not held through the run.
 
     Examples
     --------
@@ -390,6 +394,8 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     """
     t0 = time.perf_counter()
     current, stats = (_start(graph, params), []) if resume is None else (resume[0], list(resume[1]))
+    if release_input:
+        graph._release_weights()
     done = len(stats)
     groups = component_groups(current) if decompose else [None]
     if stats and stats[-1].chaos < CHAOS_LIMIT:

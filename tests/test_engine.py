@@ -249,3 +249,13 @@ def test_weak_components_match_scipy_on_random_patterns():
             count, labels = connected_components(matrix, directed=True, connection="weak")
             got_count, got_labels = weak_components(matrix)
             assert got_count == count and np.array_equal(got_labels, labels)
+
+
+def test_released_input_gives_the_same_clustering(gavin):
+    from netmcl.mcl import cluster_graph
+
+    graph = SparseGraph(gavin.csc.copy(), labels=gavin.labels)
+    kept = cluster_graph(gavin, MclParams(), get_engine("cpu"))
+    released = cluster_graph(graph, MclParams(), get_engine("cpu"), release_input=True)
+    assert graph.csc is None and graph.n == gavin.n and graph.labels == gavin.labels
+    assert list(released) == list(kept) and released.chaos == kept.chaos
