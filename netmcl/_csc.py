@@ -9,7 +9,7 @@ where a user wants one.
 
 import numpy as np
 
-__all__ = ["CscMatrix", "spans"]
+__all__ = ["CscMatrix", "indptr_of", "spans"]
 
 
 class CscMatrix:
@@ -99,9 +99,7 @@ class CscMatrix:
         rows = new_id[self.indices[entries]]
         keep = rows >= 0
         cols = np.repeat(np.arange(nodes.size), counts)[keep]
-        indptr = np.zeros(nodes.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cols, minlength=nodes.size), out=indptr[1:])
-        return CscMatrix(indptr, rows[keep], self.data[entries][keep], nodes.size)
+        return CscMatrix(indptr_of(cols, nodes.size), rows[keep], self.data[entries][keep], nodes.size)
 
     def diagonal(self):
         """The diagonal as a float32 array (0 where nothing is stored)."""
@@ -138,3 +136,16 @@ def spans(starts, counts):
     starts = np.asarray(starts, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)
     return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+
+
+def indptr_of(cols, n):
+    """Column pointers (int64, n + 1) of entries listed column by column, given each one's column.
+
+    Examples
+    --------
+    >>> indptr_of([0, 0, 2], 3).tolist()
+    [0, 2, 2, 3]
+    """
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(np.asarray(cols, dtype=np.int64), minlength=n), out=indptr[1:])
+    return indptr

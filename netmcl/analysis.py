@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._compiled import kernels
 from .exceptions import NotAPartitionError, ParameterError
 
 __all__ = [
@@ -151,29 +152,22 @@ def _graph_membership(G, clustering, weight):
 # ---------------------------------------------------------------------------
 
 
-def _with_max_loops(matrix):
-    """Arcs of the graph with every loop replaced by its column's largest other weight.
+def _with_max_loops(graph):
+    """Rows, columns and weights of the arcs, every loop replaced by its column's largest other weight.
 
-    This is how ``clm info`` prepares the graph (an empty column gets a loop of 1).
+    This is how ``clm info`` prepares the graph, as mcl does (an empty column
+    gets a loop of 1).
     """
-    import scipy.sparse as sp
-
-    coo = sp.csc_array(matrix).tocoo()
-    n = matrix.shape[0]
-    off = coo.row != coo.col
-    rows, cols = coo.row[off].astype(np.int64), coo.col[off].astype(np.int64)
-    vals = coo.data[off].astype(np.float64)
-    colmax = np.zeros(n)
-    np.maximum.at(colmax, cols, vals)
-    loops = np.where(colmax > 0, colmax, 1.0)
-    node = np.arange(n)
-    return np.concatenate([rows, node]), np.concatenate([cols, node]), np.concatenate([vals, loops])
+    m = graph.csc
+    indptr, rows, vals = kernels().with_max_loops(m.indptr, m.indices, m.data)
+    cols = np.repeat(np.arange(m.shape[0]), np.diff(indptr))
+    return rows.astype(np.int64), cols, vals.astype(np.float64)
 
 
 def _node_scores(graph, member, n_clusters):
     """Per node: (coverage, fraction of weight inside its cluster) as clm info computes them."""
     n = graph.n
-    rows, cols, w = _with_max_loops(graph.matrix)
+    rows, cols, w = _with_max_loops(graph)
     inside = member[rows] == member[cols]
     sum_in = np.bincount(cols, weights=np.where(inside, w, 0.0), minlength=n)
     total = np.bincount(cols, weights=w, minlength=n)

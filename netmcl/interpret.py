@@ -10,7 +10,7 @@ overlap (cut, keep or split) and sort the clusters.
 import numpy as np
 
 from ._compiled import kernels
-from ._csc import CscMatrix, spans
+from ._csc import CscMatrix, indptr_of, spans
 from .components import weak_components
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
@@ -23,31 +23,21 @@ def _attractor_dag(limit):
     """Entries of each column close to its maximum or to its diagonal value."""
     L = CscMatrix.of(limit)
     n = L.shape[0]
-    rows, vals = L.indices, L.data.astype(np.float64)
+    vals = L.data.astype(np.float64)
     cols = L.columns()
     colmax = np.zeros(n)
     np.maximum.at(colmax, cols, vals)
-    diag = np.zeros(n)
-    on_diag = rows == cols
-    diag[cols[on_diag]] = vals[on_diag]
+    diag = L.diagonal().astype(np.float64)
     bar = np.where(diag < colmax, 0.999 * diag + 0.001 * colmax, diag / 1.01)
     keep = vals >= bar[cols]
-    counts = np.bincount(cols[keep], minlength=n)
-    indptr2 = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr2[1:])
-    data = L.data[keep].astype(np.float32)
+    cols = cols[keep]
+    indptr = indptr_of(cols, n)
+    data = L.data[keep]  # a copy
     # the clean-up mcl applies after the DAG: normalise, drop entries < 1/(k+1)
-    kernels().normalize_columns(indptr2, data)
-    cols2 = cols[keep]
-    keep2 = data.astype(np.float64) >= 1.0 / (counts[cols2] + 1.0)
-    kept = rows[keep][keep2]
-    return CscMatrix(_indptr_from(cols2[keep2], n), kept, np.ones(kept.size, dtype=np.float32), n)
-
-
-def _indptr_from(cols, n):
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=n), out=indptr[1:])
-    return indptr
+    kernels().normalize_columns(indptr, data)
+    keep2 = data.astype(np.float64) >= 1.0 / (np.diff(indptr)[cols] + 1.0)
+    kept = L.indices[keep][keep2]
+    return CscMatrix(indptr_of(cols[keep2], n), kept, np.ones(kept.size, dtype=np.float32), n)
 
 
 def interpret(limit, *, overlap="cut"):
