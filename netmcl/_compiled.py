@@ -78,6 +78,12 @@ KERNELS = {
     "scan_abc": ("netmcl.io._scan", "scan_abc", f"{_BYTES}, boolean, float64[::1]"),
     "scan_native": ("netmcl.io._scan", "scan_native", f"{_BYTES}, int64, int64, float64[::1]"),
 }
+#: the engine's kernels also compiled for uint16 rows (matrices of at most 65,536 nodes), named ``<name>_u16``
+KERNELS.update(
+    (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", 1)))
+    for name, (module, function, args) in list(KERNELS.items())
+    if name in ("column_flops", "expand_columns")
+)
 
 #: the files whose content the compiled module depends on
 _SOURCES = (

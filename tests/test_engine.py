@@ -194,6 +194,43 @@ def test_vector_path_gives_the_scalar_iterands(network):
         assert all(_same(a, b) for (a, _), (b, _) in zip(runs["never"], runs[name]))
 
 
+@pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
+def test_narrow_rows_give_the_wide_iterands(network):
+    """uint16 rows (graphs of at most 65,536 nodes) give the bits of int32 rows."""
+    from netmcl.engines.cpu import CpuEngine
+
+    graph = _abc(network)
+    params = MclParams.build(inflation=2.0)
+    narrow, wide = CpuEngine(threads=2), CpuEngine(threads=2, narrow_rows=False)
+    for engine in (narrow, wide):
+        engine.load(start_matrix(graph, params))
+    assert (narrow._indices.dtype, wide._indices.dtype) == (np.uint16, np.int32)
+    for it in range(1, 6):
+        stats = [e.iterate(inflation_at(params, it), params.pruning()) for e in (narrow, wide)]
+        assert stats[0].chaos == stats[1].chaos
+        assert stats[0].dense_path == stats[1].dense_path
+        assert _same(narrow.result(), wide.result())
+        assert narrow.result().indices.dtype == np.int32
+
+
+@pytest.mark.parametrize("n, rows", [(65536, np.uint16), (65537, np.int32)])
+def test_rows_are_narrow_up_to_65536_nodes(n, rows):
+    """A ring of n nodes: row numbers up to 65,535 fit in uint16, and the clusters are right."""
+    from netmcl.engines.cpu import CpuEngine
+
+    nodes = np.arange(n)
+    graph = SparseGraph.from_edges(nodes, (nodes + 1) % n)
+    params = MclParams()
+    engine = CpuEngine(threads=1)
+    engine.load(start_matrix(graph, params))
+    assert engine._indices.dtype == rows
+    engine.iterate(inflation_at(params, 1), params.pruning())
+    result = engine.result()
+    assert result.indices.dtype == np.int32 and result.indices.max() == n - 1
+    # column n - 1 of the first iterand: the nodes at most two steps away
+    assert result.indices[result.indptr[n - 1] :].tolist() == [0, 1, n - 3, n - 2, n - 1]
+
+
 def test_output_grows_past_the_estimate_when_pruning_keeps_ties():
     """Recovery keeps every entry tied with the last one, which can exceed the size estimate."""
     from netmcl.engines.cpu import CpuEngine

@@ -652,8 +652,8 @@ def expand_columns(
     n : int
         Number of rows (= columns) of the matrix.
     indptr, indices, data : arrays
-        The column-stochastic matrix in CSC form (int64, int32, float32),
-        rows ascending in each column.
+        The column-stochastic matrix in CSC form (int64, int32 or uint16,
+        float32), rows ascending in each column.
     flops : int64 array
         Per column, the expansion work (``column_flops``).
     col_lo, col_hi : int
@@ -685,7 +685,8 @@ def expand_columns(
     counts : int64 array
         Entries kept per column.
     out_idx, out_val : arrays
-        The kept entries, column after column, rows ascending.
+        The kept entries, column after column, rows ascending (rows of the
+        type of `indices`).
     chaos : float
         The largest chaos of the columns (-inf for no column).
     stats : float64 array
@@ -693,7 +694,7 @@ def expand_columns(
     """
     ncols = col_hi - col_lo
     counts = np.zeros(ncols, dtype=np.int64)
-    out_idx = np.empty(max(room, 1), dtype=np.int32)
+    out_idx = np.empty(max(room, 1), dtype=indices.dtype)
     out_val = np.empty(max(room, 1), dtype=np.float32)
     n_out = 0
     stats = np.zeros(N_STATS, dtype=np.float64)
@@ -755,7 +756,7 @@ def _grown(out_idx, out_val, n_out, need):
     cap = out_idx.size
     while cap < need:
         cap *= 2
-    grown_idx = np.empty(cap, dtype=np.int32)
+    grown_idx = np.empty(cap, dtype=out_idx.dtype)
     grown_val = np.empty(cap, dtype=np.float32)
     grown_idx[:n_out] = out_idx[:n_out]
     grown_val[:n_out] = out_val[:n_out]

@@ -11,6 +11,10 @@ an estimate of its size, before the next phase starts, so that the transient
 memory is bounded by the phase rather than by the whole iteration.  The
 unpruned expanded matrix is never held: each column is pruned as soon as it is
 expanded.
+
+The iterands of a matrix of at most 65,536 nodes keep their row numbers as
+uint16 (6 bytes an entry, against mcl's 8): a quarter less memory, and a
+quarter less for the expansion to read.
 """
 
 import ctypes
@@ -36,8 +40,8 @@ CHUNKS_PER_THREAD = 16
 #: more chunks where needed so that a chunk's estimated result stays below
 #: this: up to 2 x threads results wait to be copied at any time
 CHUNK_BYTES = 8 << 20
-#: bytes per stored entry of an iterand (int32 row + float32 value)
-ENTRY_BYTES = 8
+#: matrices of at most this many nodes keep their rows as uint16 in the engine
+NARROW_NODES = 1 << 16
 #: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
 SCRATCH_BYTES_PER_NODE = 8 + 1 + 4 + 4 + 4 + 4 + 1
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
@@ -117,6 +121,11 @@ class CpuEngine(Engine):
         operation must serve at least this many products (default
         ``_constants.LANE_SHARING``; ``inf`` never, 0 always).  A speed
         setting only: the iterands are the same for every value.
+    narrow_rows : bool, default True
+        Keep the row numbers of a matrix of at most 65,536 nodes as uint16:
+        an entry then takes 6 bytes instead of 8, so the iterands take a
+        quarter less memory and the expansion has a quarter less to read.
+        A memory and speed setting only: the iterands are the same either way.
 
     Examples
     --------
@@ -126,7 +135,7 @@ class CpuEngine(Engine):
 
     name = "cpu"
 
-    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING):
+    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True):
         if threads is None or threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self.threads = int(threads)
@@ -134,8 +143,10 @@ class CpuEngine(Engine):
         if self.max_memory is not None:
             map_large_blocks()
         self.lane_sharing = float(lane_sharing)
+        self.narrow_rows = bool(narrow_rows)
         self._local = threading.local()
         self._indptr = self._indices = self._data = None
+        self._entry_bytes = 8  # bytes per stored entry of an iterand: row number and float32 value
         self.n = 0
         self.n_rule = 0
 
@@ -148,14 +159,23 @@ class CpuEngine(Engine):
         m = CscMatrix.of(matrix)
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
-        self._indptr, self._indices, self._data = m.indptr, m.indices, m.data
+        rows = m.indices
+        if self.narrow_rows and self.n <= NARROW_NODES:
+            rows = rows.astype(np.uint16)
+        self._entry_bytes = rows.itemsize + 4
+        self._indptr, self._indices, self._data = m.indptr, rows, m.data
 
     def result(self):
-        return CscMatrix(self._indptr, self._indices, self._data, self.n)
+        return CscMatrix(self._indptr, self._indices.astype(np.int32, copy=False), self._data, self.n)
 
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
-        return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing)
+        return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
+                         narrow_rows=self.narrow_rows)
+
+    def _kernel(self, name):
+        """The compiled kernel `name` for the type of this matrix's rows."""
+        return getattr(kernels(), name + ("_u16" if self._indices.dtype == np.uint16 else ""))
 
     def _work(self):
         """This thread's work arrays (allocated once per thread and matrix size)."""
@@ -167,7 +187,7 @@ class CpuEngine(Engine):
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
-        flops = kernels().column_flops(self._indptr, self._indices)
+        flops = self._kernel("column_flops")(self._indptr, self._indices)
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
@@ -178,7 +198,7 @@ class CpuEngine(Engine):
         At least CHUNKS_PER_THREAD per thread, and enough that the columns'
         summed size estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.
         """
-        estimated = ENTRY_BYTES * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
+        estimated = self._entry_bytes * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
         nchunks = min(hi - lo, max(CHUNKS_PER_THREAD * self.threads, -(-estimated // CHUNK_BYTES)))
         cum = np.cumsum(work[lo:hi])
         cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
@@ -196,12 +216,12 @@ class CpuEngine(Engine):
         """
         if self.max_memory is None:
             return self.n
-        room = (self.max_memory - held) // (2 * ENTRY_BYTES)
+        room = (self.max_memory - held) // (2 * self._entry_bytes)
         if room < int(estimate[start]):
             raise ParameterError(
                 f"This iteration needs more than max_memory = {self.max_memory / 2**20:.1f} MiB: "
                 f"the iterands and the scratch of {self.threads} threads take {held / 2**20:.1f} MiB "
-                f"and the next column up to {2 * ENTRY_BYTES * int(estimate[start]) / 2**20:.2f} MiB "
+                f"and the next column up to {2 * self._entry_bytes * int(estimate[start]) / 2**20:.2f} MiB "
                 "more. Raise max_memory, use fewer threads, or prune harder (lower -P/-S/-R)."
             )
         base = cum[start - 1] if start else 0
@@ -213,7 +233,7 @@ class CpuEngine(Engine):
         flops, estimate = self._column_estimates(pruning)
         cum = np.cumsum(estimate)
         work = flops + 1
-        expand_columns = kernels().expand_columns
+        expand_columns = self._kernel("expand_columns")
 
         def run(rng):
             lo, hi = rng
@@ -223,12 +243,12 @@ class CpuEngine(Engine):
                 cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
             )
 
-        fixed = ENTRY_BYTES * self._indices.size + 16 * (self.n + 1)
+        fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1)
         heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
         fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
         capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
-        out_idx = np.empty(capacity, dtype=np.int32)
+        out_idx = np.empty(capacity, dtype=self._indices.dtype)
         out_val = np.empty(capacity, dtype=np.float32)
         filled = 0
         total = np.zeros(C.N_STATS)
@@ -239,7 +259,7 @@ class CpuEngine(Engine):
         pool = ThreadPoolExecutor(max_workers=self.threads) if self.threads > 1 else None
         try:
             while start < self.n:
-                stop = self._phase_end(start, estimate, cum, fixed + ENTRY_BYTES * out_idx.size)
+                stop = self._phase_end(start, estimate, cum, fixed + self._entry_bytes * out_idx.size)
                 chunks = self._chunks(start, stop, work, cum)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * self.threads)):
                     if filled + idx.size > out_idx.size:
