@@ -9,7 +9,7 @@ registries.  That was most of a small run and more than mcl's whole run.
 So the first process that needs a kernel compiles all of them, ahead of time
 with numba's ``pycc``, into one extension module for this CPU (``-march``
 of the host, as the JIT would) and stores it in netmcl's cache directory.  The
-build runs in a child process, about 25 s, once per machine and version of
+build runs in a child process, about 30 s, once per machine and version of
 the kernels, numba, numpy and Python.  Every later process imports only that
 module: numba is not loaded at all.  The compiled functions release the GIL,
 as the JIT-compiled ones do, so the engine's threads run them in parallel.
@@ -173,7 +173,7 @@ def _ensure_built(directory):
         return directory
     directory.parent.mkdir(parents=True, exist_ok=True)
     log.info(
-        "Compiling netmcl's kernels for this machine (once per machine and version, about 25 s) into %s",
+        "Compiling netmcl's kernels for this machine (once per machine and version, about 30 s) into %s",
         directory,
     )
     t0 = time.perf_counter()

@@ -22,7 +22,7 @@ MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files st
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
-    """Load the compiled kernels, building them first on a new machine (about 25 s),
+    """Load the compiled kernels, building them first on a new machine (about 30 s),
     before any test: a test's own timing or warnings then never include the build."""
     return kernels()
 
