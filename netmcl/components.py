@@ -27,7 +27,7 @@ import numpy as np
 from ._compiled import kernels
 from ._csc import CscMatrix, spans
 
-__all__ = ["component_groups", "run_components", "weak_components"]
+__all__ = ["Tracks", "component_groups", "run_components", "split_components", "weak_components"]
 
 log = logging.getLogger("netmcl")
 
@@ -150,8 +150,8 @@ class _Track:
                 self.fixed = unchanged and (same_next or bool(np.all(after.data == 1.0)))
 
 
-def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, done=0):
-    """Iterate each group of `groups` separately; return (limit, per-iteration stats).
+def split_components(start, groups, engine, *, done=0):
+    """Give every group of components its own engine, loaded with its part of `start`.
 
     Parameters
     ----------
@@ -159,39 +159,69 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, 
         The whole start matrix, or the iterand after `done` iterations.
     groups : list of numpy.ndarray
         From :func:`component_groups`.
-    params : MclParams
     engine : Engine
-        Template: groups get engines from ``engine.spawn``.
-    inflation_at, chaos_limit
-        The loop's inflation schedule and convergence limit.
+        Template: groups get engines from ``engine.spawn``.  A group that
+        holds a quarter of the nodes or more gets all its threads; the other
+        groups get one thread each and are iterated side by side.
     done : int
         Iterations already run on `start` (none of them converged).
+
+    Returns
+    -------
+    Tracks
+        For :func:`run_components`.  The engines hold their own parts, so
+        the caller may drop `start` before iterating.
+    """
+    start = CscMatrix.of(start)
+    threads = getattr(engine, "threads", 1)
+    big = groups[0].size * 4 >= start.shape[0]
+    tracks = []
+    for g, nodes in enumerate(groups):
+        alone = big and g == 0
+        eng = engine.spawn(threads=threads if alone else 1, share=1 if alone else threads)
+        tracks.append(_Track(nodes, eng, start.principal(nodes), start.shape[0], done))
+    return Tracks(tracks, start.shape[0], threads, big, done)
+
+
+@dataclasses.dataclass
+class Tracks:
+    """Groups of components on their own engines (:func:`split_components`)."""
+
+    tracks: list
+    n: int
+    threads: int
+    big: bool  # the first group has every thread and runs before the others
+    done: int
+
+
+def run_components(tracks, params, *, inflation_at, chaos_limit):
+    """Iterate each group of components separately; return (limit, per-iteration stats).
+
+    Parameters
+    ----------
+    tracks : Tracks
+        From :func:`split_components`.
+    params : MclParams
+    inflation_at, chaos_limit
+        The loop's inflation schedule and convergence limit.
 
     Returns
     -------
     limit : CscMatrix
         The iterand after the whole run's last iteration.
     stats : list of IterationStats
-        Of the iterations after `done`, combined over groups: chaos is the
-        maximum, counts are summed.
+        Of the iterations after `tracks.done`, combined over groups: chaos is
+        the maximum, counts are summed.
     """
-    start = CscMatrix.of(start)
-    n = start.shape[0]
-    threads = getattr(engine, "threads", 1)
-    big = groups[0].size * 4 >= n  # a giant component gets every thread
-    tracks = []
-    for g, nodes in enumerate(groups):
-        alone = big and g == 0
-        eng = engine.spawn(threads=threads if alone else 1, share=1 if alone else threads)
-        tracks.append(_Track(nodes, eng, start.principal(nodes), n, done))
+    done = tracks.done
     common = dict(inflation_at=inflation_at, chaos_limit=chaos_limit)
 
     def each(fn):
-        rest = tracks[1:] if big else tracks
-        if big:
-            fn(tracks[0])
-        if threads > 1 and len(rest) > 1:
-            with ThreadPoolExecutor(max_workers=threads) as pool:
+        rest = tracks.tracks[1:] if tracks.big else tracks.tracks
+        if tracks.big:
+            fn(tracks.tracks[0])
+        if tracks.threads > 1 and len(rest) > 1:
+            with ThreadPoolExecutor(max_workers=tracks.threads) as pool:
                 list(pool.map(fn, rest))
         else:
             for t in rest:
@@ -199,15 +229,15 @@ def run_components(start, groups, params, engine, *, inflation_at, chaos_limit, 
 
     cap = params.max_iterations
     each(lambda t: t.advance(params, cap, until_converged=True, **common))
-    last = max(t.iteration for t in tracks)
+    last = max(t.iteration for t in tracks.tracks)
     while True:
         each(lambda t: t.advance(params, last, until_converged=False, **common))
-        if last >= cap or max(t.stats[last - done - 1].chaos for t in tracks) < chaos_limit:
+        if last >= cap or max(t.stats[last - done - 1].chaos for t in tracks.tracks) < chaos_limit:
             break
         last += 1
-    log.debug("%d component groups, %d iterations", len(tracks), last)
-    stats = [_combine([t.stats[i] for t in tracks]) for i in range(last - done)]
-    return _assemble(tracks, n), stats
+    log.debug("%d component groups, %d iterations", len(tracks.tracks), last)
+    stats = [_combine([t.stats[i] for t in tracks.tracks]) for i in range(last - done)]
+    return _assemble(tracks.tracks, tracks.n), stats
 
 
 def _combine(parts):

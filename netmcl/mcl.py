@@ -18,7 +18,7 @@ from ._csc import CscMatrix
 from ._progress import progress_bar
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
-from .components import component_groups, run_components
+from .components import component_groups, run_components, split_components
 from .engines import get_engine
 from .exceptions import ConvergenceWarning
 from .interpret import interpret, sort_clusters
@@ -401,9 +401,10 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     if stats and stats[-1].chaos < CHAOS_LIMIT:
         limit = current
     elif len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
-        limit, more = run_components(
-            current, groups, params, engine, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT, done=done
-        )
+        tracks = split_components(current, groups, engine, done=done)
+        del current  # the groups' engines hold their parts
+        limit, more = run_components(tracks, params, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
+        del tracks
         stats += more
     else:
         engine.load(current, n_rule=graph.n)

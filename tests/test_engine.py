@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import netmcl
-from netmcl.components import component_groups, run_components
+from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
 from netmcl.engines.cpu import parse_memory
 from netmcl.graph import SparseGraph
@@ -104,9 +104,8 @@ def test_components_give_the_whole_runs_iterands_and_iteration_count(gavin):
     start = start_matrix(gavin, params)
     groups = component_groups(start, group_nodes=40)
     assert len(groups) >= 4
-    limit, stats = run_components(
-        start, groups, params, get_engine("cpu", threads=2), inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT
-    )
+    tracks = split_components(start, groups, get_engine("cpu", threads=2))
+    limit, stats = run_components(tracks, params, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
     whole = get_engine("cpu", threads=1)
     whole.load(start)
     chaos = []
