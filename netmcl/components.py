@@ -212,6 +212,21 @@ def run_components(tracks, params, *, inflation_at, chaos_limit):
     stats : list of IterationStats
         Of the iterations after `tracks.done`, combined over groups: chaos is
         the maximum, counts are summed.
+
+    Examples
+    --------
+    Two pairs, one group each:
+
+    >>> from netmcl.engines import get_engine
+    >>> from netmcl.graph import SparseGraph
+    >>> from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
+    >>> from netmcl.params import MclParams
+    >>> start = start_matrix(SparseGraph.from_edges([0, 2], [1, 3]), MclParams())
+    >>> tracks = split_components(start, component_groups(start, group_nodes=2), get_engine("cpu", threads=1))
+    >>> del start  # each group's engine holds its own part
+    >>> limit, stats = run_components(tracks, MclParams(), inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
+    >>> len(tracks.tracks), len(stats), limit.toarray().tolist()
+    (2, 1, [[0.5, 0.5, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5], [0.0, 0.0, 0.5, 0.5]])
     """
     done = tracks.done
     common = dict(inflation_at=inflation_at, chaos_limit=chaos_limit)
