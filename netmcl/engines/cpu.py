@@ -146,7 +146,6 @@ class CpuEngine(Engine):
         self.narrow_rows = bool(narrow_rows)
         self._local = threading.local()
         self._indptr = self._indices = self._data = None
-        self._entry_bytes = 8  # bytes per stored entry of an iterand: row number and float32 value
         self.n = 0
         self.n_rule = 0
 
@@ -162,7 +161,6 @@ class CpuEngine(Engine):
         rows = m.indices
         if self.narrow_rows and self.n <= NARROW_NODES:
             rows = rows.astype(np.uint16)
-        self._entry_bytes = rows.itemsize + 4
         self._indptr, self._indices, self._data = m.indptr, rows, m.data
 
     def result(self):
@@ -172,6 +170,11 @@ class CpuEngine(Engine):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
                          narrow_rows=self.narrow_rows)
+
+    @property
+    def _entry_bytes(self):
+        """Bytes per stored entry of an iterand: row number (int32 before a matrix is loaded) and value."""
+        return (4 if self._indices is None else self._indices.itemsize) + 4
 
     def _kernel(self, name):
         """The compiled kernel `name` for the type of this matrix's rows."""
@@ -263,7 +266,8 @@ class CpuEngine(Engine):
                 chunks = self._chunks(start, stop, work, cum)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * self.threads)):
                     if filled + idx.size > out_idx.size:
-                        # grow in place (realloc: large blocks are remapped, not copied)
+                        # grow in place (realloc: large blocks are remapped, not copied; numpy
+                        # zero-fills the new room, so all of it is resident until the final shrink)
                         grow = max(filled + idx.size, out_idx.size + out_idx.size // 2)
                         size = min(grow, filled + idx.size + int(cum[stop - 1] - cum[hi - 1]))
                         out_idx.resize(size, refcheck=False)
