@@ -230,7 +230,50 @@ def test_rows_are_narrow_up_to_65536_nodes(n, rows):
     assert result.indices[result.indptr[n - 1] :].tolist() == [0, 1, n - 3, n - 2, n - 1]
 
 
-def test_output_grows_past_the_estimate_when_pruning_keeps_ties():
+@pytest.fixture(params=["mapping", "numpy"])
+def appender_kind(request, monkeypatch):
+    """The next iterand built in a remappable mapping (Linux) or in numpy arrays."""
+    from netmcl.engines import cpu
+
+    if request.param == "mapping" and not cpu._MAPPED:
+        pytest.skip("anonymous mappings that can be remapped: Linux only")
+    monkeypatch.setattr(cpu, "_MAPPED", request.param == "mapping")
+    return request.param
+
+
+def test_appender_grows_past_its_room_and_trims(appender_kind):
+    from netmcl.engines.cpu import _Appender
+
+    parts = [np.arange(start, start + size, dtype=np.uint16) for start, size in [(0, 3), (3, 5000), (5003, 2)]]
+    out = _Appender(np.uint16, likely=2, reserve=4)
+    for i, part in enumerate(parts):
+        out.append(part, most=sum(p.size for p in parts))
+        held = out.size if appender_kind == "mapping" else out.capacity
+        assert out.resident_bytes == 2 * held
+    got = out.array()
+    assert got.dtype == np.uint16 and np.array_equal(got, np.arange(5005))
+    assert (got.base is None) == (appender_kind == "numpy")  # a view of the mapping, or numpy's own
+
+
+def test_next_iterand_in_a_mapping_equals_the_numpy_one(gavin, monkeypatch):
+    from netmcl.engines import cpu
+
+    if not cpu._MAPPED:
+        pytest.skip("anonymous mappings that can be remapped: Linux only")
+    params = MclParams()
+    results = {}
+    for mapped in (True, False):
+        monkeypatch.setattr(cpu, "_MAPPED", mapped)
+        engine = cpu.CpuEngine(threads=2)
+        engine.load(start_matrix(gavin, params))
+        results[mapped] = [engine.iterate(inflation_at(params, it), params.pruning()).chaos for it in (1, 2, 3)]
+        results[mapped].append(engine.result())
+        assert (engine._data.base is None) != mapped
+    assert results[True][:3] == results[False][:3]
+    assert _same(results[True][3], results[False][3])
+
+
+def test_output_grows_past_the_estimate_when_pruning_keeps_ties(appender_kind):
     """Recovery keeps every entry tied with the last one, which can exceed the size estimate."""
     from netmcl.engines.cpu import CpuEngine
 

@@ -14,10 +14,14 @@ expanded.
 
 The iterands of a matrix of at most 65,536 nodes keep their row numbers as
 uint16 (6 bytes an entry, against mcl's 8): a quarter less memory, and a
-quarter less for the expansion to read.
+quarter less for the expansion to read.  On Linux the next iterand is built
+in anonymous mappings backed by 2 MiB pages where the kernel has them: the
+expansion reads it in scattered columns, and on the 10k- and 50k-node
+community graphs this takes 4-8 % off the run.
 """
 
 import ctypes
+import mmap
 import os
 import threading
 import time
@@ -44,6 +48,9 @@ CHUNK_BYTES = 8 << 20
 NARROW_NODES = 1 << 16
 #: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
 SCRATCH_BYTES_PER_NODE = 8 + 1 + 4 + 4 + 4 + 4 + 1
+#: the next iterand is built in anonymous mappings that may be remapped and
+#: backed by 2 MiB pages (Linux); elsewhere in numpy arrays
+_MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
 _M_MMAP_THRESHOLD = -3
 MAPPED_BLOCK_BYTES = 128 * 1024
@@ -250,10 +257,11 @@ class CpuEngine(Engine):
         heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
         fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
-        capacity = int(min(cum[-1] if self.n else 0, self._indices.size + self.n)) + 1
-        out_idx = np.empty(capacity, dtype=self._indices.dtype)
-        out_val = np.empty(capacity, dtype=np.float32)
-        filled = 0
+        # the next iterand has at most `bound` entries, and likely about as many as this one
+        bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or _physical_memory()) // self._entry_bytes)
+        likely = min(bound, self._indices.size + self.n + 1)
+        out_idx = _Appender(self._indices.dtype, likely, bound)
+        out_val = _Appender(np.float32, likely, bound)
         total = np.zeros(C.N_STATS)
         total[C.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
@@ -262,19 +270,13 @@ class CpuEngine(Engine):
         pool = ThreadPoolExecutor(max_workers=self.threads) if self.threads > 1 else None
         try:
             while start < self.n:
-                stop = self._phase_end(start, estimate, cum, fixed + self._entry_bytes * out_idx.size)
+                held = fixed + out_idx.resident_bytes + out_val.resident_bytes
+                stop = self._phase_end(start, estimate, cum, held)
                 chunks = self._chunks(start, stop, work, cum)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * self.threads)):
-                    if filled + idx.size > out_idx.size:
-                        # grow in place (realloc: large blocks are remapped, not copied; numpy
-                        # zero-fills the new room, so all of it is resident until the final shrink)
-                        grow = max(filled + idx.size, out_idx.size + out_idx.size // 2)
-                        size = min(grow, filled + idx.size + int(cum[stop - 1] - cum[hi - 1]))
-                        out_idx.resize(size, refcheck=False)
-                        out_val.resize(size, refcheck=False)
-                    out_idx[filled : filled + idx.size] = idx
-                    out_val[filled : filled + val.size] = val
-                    filled += idx.size
+                    most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
+                    out_idx.append(idx, most)
+                    out_val.append(val, most)
                     counts[lo:hi] = cnt
                     chaos = max(chaos, ch)
                     total[: C.STAT_MIN_MASS] += st[: C.STAT_MIN_MASS]
@@ -285,11 +287,9 @@ class CpuEngine(Engine):
         finally:
             if pool:
                 pool.shutdown()
-        out_idx.resize(filled, refcheck=False)
-        out_val.resize(filled, refcheck=False)
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        self._indptr, self._indices, self._data = indptr, out_idx, out_val
+        self._indptr, self._indices, self._data = indptr, out_idx.array(), out_val.array()
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
@@ -304,6 +304,75 @@ class CpuEngine(Engine):
             seconds=time.perf_counter() - t0,
             extra={"phases": phases, "lanes": int(total[C.STAT_LANES])},
         )
+
+
+def _physical_memory():
+    """Bytes of physical memory (a bound on what a mapping should reserve)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return 1 << 34
+
+
+class _Appender:
+    """An array filled by appending, as the next iterand's rows or values are.
+
+    On Linux it lives in its own anonymous mapping reserved up front: a page
+    becomes resident only when written, growing and trimming remap pages
+    instead of copying them, and the kernel may back it with 2 MiB pages.  The
+    expansion reads the iterand a column at a time in scattered order, and
+    with 4 KiB pages a good part of that time goes to address translation.
+    Elsewhere, or where the mapping is refused, it is a numpy array grown with
+    ``ndarray.resize``, which zero-fills the new room: all of it is resident.
+    """
+
+    def __init__(self, dtype, likely, reserve):
+        """Room for `reserve` items in a mapping, else for `likely` items in a numpy array."""
+        self.dtype = np.dtype(dtype)
+        self.size = 0
+        self._map = self._array = None
+        if _MAPPED:
+            self.capacity = max(int(reserve), 1)
+            try:
+                self._map = mmap.mmap(-1, self.capacity * self.dtype.itemsize,
+                                      flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+                self._map.madvise(mmap.MADV_HUGEPAGE)
+            except OSError:
+                self._map = None
+        if self._map is None:
+            self.capacity = max(int(likely), 1)
+            self._array = np.empty(self.capacity, dtype=self.dtype)
+
+    @property
+    def resident_bytes(self):
+        """Bytes of memory held: what was written (a mapping) or all of it (numpy)."""
+        return self.dtype.itemsize * (self.size if self._array is None else self.capacity)
+
+    def append(self, values, most):
+        """Append `values`; the array will never hold more than `most` items."""
+        end = self.size + values.size
+        if end > self.capacity:
+            self._resize(min(max(end, self.capacity + self.capacity // 2), most))
+        if self._array is None:
+            # a transient view: a mapping cannot be remapped while one exists
+            np.frombuffer(self._map, self.dtype, values.size, self.size * self.dtype.itemsize)[:] = values
+        else:
+            self._array[self.size : end] = values
+        self.size = end
+
+    def _resize(self, capacity):
+        if self._array is None:
+            self._map.resize(max(capacity, 1) * self.dtype.itemsize)
+        else:
+            self._array.resize(capacity, refcheck=False)
+        self.capacity = capacity
+
+    def array(self):
+        """The items appended, as a numpy array (trimmed to them; no copy)."""
+        self._resize(self.size)
+        if self._array is None:
+            return np.frombuffer(self._map, self.dtype, self.size)
+        return self._array
 
 
 def _in_order(pool, fn, items, window):
