@@ -51,6 +51,9 @@ SCRATCH_BYTES_PER_NODE = 8 + 1 + 4 + 4 + 4 + 4 + 1
 #: the next iterand is built in anonymous mappings that may be remapped and
 #: backed by 2 MiB pages (Linux); elsewhere in numpy arrays
 _MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
+#: the first bytes of such a mapping keep 4 KiB pages, so that a small iterand
+#: does not take a whole 2 MiB page (numpy's own threshold for huge pages)
+_SMALL_PAGES = 4 << 20
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
 _M_MMAP_THRESHOLD = -3
 MAPPED_BLOCK_BYTES = 128 * 1024
@@ -319,9 +322,10 @@ class _Appender:
 
     On Linux it lives in its own anonymous mapping reserved up front: a page
     becomes resident only when written, growing and trimming remap pages
-    instead of copying them, and the kernel may back it with 2 MiB pages.  The
-    expansion reads the iterand a column at a time in scattered order, and
-    with 4 KiB pages a good part of that time goes to address translation.
+    instead of copying them, and the kernel may back all but its first 4 MiB
+    with 2 MiB pages.  The expansion reads the iterand a column at a time in
+    scattered order, and with 4 KiB pages a good part of that time goes to
+    address translation.
     Elsewhere, or where the mapping is refused, it is a numpy array grown with
     ``ndarray.resize``, which zero-fills the new room: all of it is resident.
     """
@@ -334,9 +338,10 @@ class _Appender:
         if _MAPPED:
             self.capacity = max(int(reserve), 1)
             try:
-                self._map = mmap.mmap(-1, self.capacity * self.dtype.itemsize,
-                                      flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-                self._map.madvise(mmap.MADV_HUGEPAGE)
+                size = self.capacity * self.dtype.itemsize
+                self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+                if size > _SMALL_PAGES:
+                    self._map.madvise(mmap.MADV_HUGEPAGE, _SMALL_PAGES)
             except OSError:
                 self._map = None
         if self._map is None:
