@@ -23,7 +23,6 @@ cache (default ``$XDG_CACHE_HOME/netmcl`` or ``~/.cache/netmcl``).
 """
 
 import functools
-import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -37,6 +36,7 @@ import tempfile
 import time
 import types
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -151,16 +151,22 @@ def _cpu():
 
 
 def _key():
-    h = hashlib.sha256()
-    for rel in _SOURCES:
-        h.update((_ROOT / rel).read_bytes())
+    """The cache directory's name: two checksums and the length of what the module depends on.
+
+    zlib's checksums, not hashlib's: hashlib loads OpenSSL, 3 MB of every
+    process's memory, and the key guards against stale builds, not attacks.
+    """
+    parts = [(_ROOT / rel).read_bytes() for rel in _SOURCES]
     for package in ("numba", "llvmlite"):
         # their versioneer file, found without importing them (importlib.metadata costs 12 ms)
         init = Path(importlib.util.find_spec(package).origin)
         version = init.with_name("_version.py")
-        h.update((version if version.exists() else init).read_bytes())
-    h.update(f"{np.__version__} {sys.version} {_cpu()}".encode())
-    return h.hexdigest()[:24]
+        parts.append((version if version.exists() else init).read_bytes())
+    parts.append(f"{np.__version__} {sys.version} {_cpu()}".encode())
+    crc, adler = 0, 1
+    for part in parts:
+        crc, adler = zlib.crc32(part, crc), zlib.adler32(part, adler)
+    return f"{crc:08x}{adler:08x}{sum(map(len, parts)):08x}"
 
 
 def _module_file(directory):

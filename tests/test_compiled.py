@@ -27,7 +27,7 @@ PROBE = (
     "import sys\n"
     "from netmcl.cli import main\n"
     "status = main(sys.argv[1:])\n"
-    "print('loaded:', *sorted(m for m in ('numba', 'llvmlite', 'scipy.sparse', 'tqdm') if m in sys.modules))\n"
+    "print('loaded:', *sorted(m for m in ('hashlib', 'numba', 'llvmlite', 'scipy.sparse', 'tqdm') if m in sys.modules))\n"
     "sys.exit(status)\n"
 )
 
@@ -54,7 +54,7 @@ def cluster(tmp_path, env=None):
     return logs
 
 
-def test_compiled_kernels_are_loaded_without_numba_scipy_or_tqdm(tmp_path):
+def test_compiled_kernels_are_loaded_without_numba_scipy_tqdm_or_openssl(tmp_path):
     if not hasattr(kernels(), "__file__"):
         pytest.skip("the kernels could not be compiled on this machine (see the RuntimeWarning)")
     for log in cluster(tmp_path):
@@ -63,7 +63,7 @@ def test_compiled_kernels_are_loaded_without_numba_scipy_or_tqdm(tmp_path):
 
 def test_jit_kernels_give_the_same_clusters(tmp_path):
     for log in cluster(tmp_path, {"NETMCL_KERNELS": "jit"}):
-        assert "loaded: llvmlite numba\n" in log  # and still neither scipy.sparse nor tqdm
+        assert "loaded: hashlib llvmlite numba\n" in log  # numba uses hashlib; still neither scipy.sparse nor tqdm
         assert "RuntimeWarning" not in log
 
 
@@ -72,7 +72,7 @@ def test_unbuildable_cache_falls_back_to_the_jit_with_a_warning(tmp_path):
     blocker.write_text("a file where the cache directory would be")
     for log in cluster(tmp_path, {"NETMCL_CACHE_DIR": str(blocker), "NETMCL_KERNELS": ""}):
         assert "netmcl could not compile its kernels ahead of time" in log
-        assert "loaded: llvmlite numba" in log
+        assert "loaded: hashlib llvmlite numba" in log
 
 
 def test_every_kernel_is_exported():
