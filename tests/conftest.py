@@ -8,6 +8,10 @@
     Whether the reference ``mcl`` program is on PATH.
 ``mcl_binary``
     The path of ``mcl``; the test is skipped, loudly, without it.
+
+Every test runs the CPU engine's iterations on as many threads as it asks
+for, however little work they have (``cpu.SERIAL_WORK`` is 0 in the tests):
+the test graphs are small, and the threaded paths are what they check.
 """
 
 import shutil
@@ -25,6 +29,14 @@ def compiled_kernels():
     """Load the compiled kernels, building them first on a new machine (about 30 s),
     before any test: a test's own timing or warnings then never include the build."""
     return kernels()
+
+
+@pytest.fixture(autouse=True)
+def threads_for_small_iterations(monkeypatch):
+    """Small iterations on every thread asked for, as on large graphs (see the module docstring)."""
+    from netmcl.engines import cpu
+
+    monkeypatch.setattr(cpu, "SERIAL_WORK", 0)
 
 
 @pytest.fixture(params=available_engines())

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 import netmcl
 from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
-from netmcl.engines.cpu import parse_memory
+from netmcl.engines.cpu import SERIAL_WORK, parse_memory
 from netmcl.graph import SparseGraph
 from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
 from netmcl.params import MclParams
@@ -63,16 +63,37 @@ def test_iterands_do_not_depend_on_threads(gavin, threads):
     assert all(_same(a, b) for a, b in zip(one, many))
 
 
+def test_iterations_with_little_work_run_on_one_thread(gavin, monkeypatch):
+    """Below SERIAL_WORK products an iteration starts no threads, and its iterand is the same."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import netmcl.engines.cpu as cpu
+
+    pools = []
+    monkeypatch.setattr(cpu, "ThreadPoolExecutor", lambda max_workers: pools.append(max_workers) or
+                        ThreadPoolExecutor(max_workers))
+    params = MclParams()
+    results = []
+    for serial_work in (0, SERIAL_WORK):  # the tests' setting, then the default
+        monkeypatch.setattr(cpu, "SERIAL_WORK", serial_work)
+        engine = cpu.CpuEngine(threads=2)
+        engine.load(start_matrix(gavin, params))
+        assert engine._column_estimates(params.pruning())[0].sum() < SERIAL_WORK  # a small first iteration
+        results.append((engine.iterate(inflation_at(params, 1), params.pruning()).chaos, engine.result()))
+    assert pools == [2]  # a pool for the first engine only
+    assert results[0][0] == results[1][0] and _same(results[0][1], results[1][1])
+
+
 def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
     import netmcl.engines.cpu as cpu
 
     params = MclParams.build(inflation=1.6)
     engine = get_engine("cpu", threads=2)
     usual = _iterands(gavin, engine, params, 4)
-    assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1))) == 32
+    assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 2)) == 32
     monkeypatch.setattr(cpu, "CHUNK_BYTES", 4096)  # 512 estimated entries a chunk
     small = get_engine("cpu", threads=2)
-    assert len(small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001))) == 2000 * 64 // 512
+    assert len(small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001), 2)) == 2000 * 64 // 512
     assert all(_same(a, b) for a, b in zip(usual, _iterands(gavin, small, params, 4)))
 
 

@@ -44,6 +44,9 @@ CHUNKS_PER_THREAD = 16
 #: more chunks where needed so that a chunk's estimated result stays below
 #: this: up to 2 x threads results wait to be copied at any time
 CHUNK_BYTES = 8 << 20
+#: an iteration whose expansion has fewer products than this runs on one thread:
+#: starting the threads and handing them chunks would cost more than it saves
+SERIAL_WORK = 1 << 22
 #: matrices of at most this many nodes keep their rows as uint16 in the engine
 NARROW_NODES = 1 << 16
 #: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
@@ -122,6 +125,8 @@ class CpuEngine(Engine):
     ----------
     threads : int, optional
         Number of threads (mcl's ``-te``); default: the cores available.
+        An iteration whose expansion has fewer than ``SERIAL_WORK`` (about
+        4 million) products runs on one thread, which is faster there.
     max_memory : int or str, optional
         Bound on the engine's memory (iterands, scratch and phase buffers),
         e.g. ``"16G"``.  Default: no bound (one phase per iteration).  Given
@@ -205,14 +210,14 @@ class CpuEngine(Engine):
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
 
-    def _chunks(self, lo, hi, work, cum):
-        """Cut columns lo..hi-1 into chunks of about equal work for the threads.
+    def _chunks(self, lo, hi, work, cum, threads):
+        """Cut columns lo..hi-1 into chunks of about equal work for `threads` threads.
 
         At least CHUNKS_PER_THREAD per thread, and enough that the columns'
         summed size estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.
         """
         estimated = self._entry_bytes * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
-        nchunks = min(hi - lo, max(CHUNKS_PER_THREAD * self.threads, -(-estimated // CHUNK_BYTES)))
+        nchunks = min(hi - lo, max(CHUNKS_PER_THREAD * threads, -(-estimated // CHUNK_BYTES)))
         cum = np.cumsum(work[lo:hi])
         cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
         edges = np.unique(np.concatenate([[lo], cuts, [hi]]))
@@ -270,13 +275,14 @@ class CpuEngine(Engine):
         chaos = -np.inf
         phases = 0
         start = 0
-        pool = ThreadPoolExecutor(max_workers=self.threads) if self.threads > 1 else None
+        threads = self.threads if int(flops.sum()) >= SERIAL_WORK else 1
+        pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
         try:
             while start < self.n:
                 held = fixed + out_idx.resident_bytes + out_val.resident_bytes
                 stop = self._phase_end(start, estimate, cum, held)
-                chunks = self._chunks(start, stop, work, cum)
-                for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * self.threads)):
+                chunks = self._chunks(start, stop, work, cum, threads)
+                for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * threads)):
                     most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
                     out_idx.append(idx, most)
                     out_val.append(val, most)
