@@ -276,6 +276,25 @@ def test_appender_grows_past_its_room_and_trims(appender_kind):
     assert (got.base is None) == (appender_kind == "numpy")  # a view of the mapping, or numpy's own
 
 
+def test_refused_huge_pages_leave_the_mapping_in_use(monkeypatch):
+    from netmcl.engines import cpu
+
+    if not cpu._MAPPED:
+        pytest.skip("anonymous mappings that can be remapped: Linux only")
+
+    class Refusing:  # a kernel without 2 MiB pages answers madvise with EINVAL
+        def madvise(self, option, start):
+            raise OSError(22, "Invalid argument")
+
+    cpu._advise_huge_pages(Refusing(), cpu._SMALL_PAGES)  # no error
+    asked = []
+    monkeypatch.setattr(cpu, "_advise_huge_pages", lambda mapping, start: asked.append(start))
+    out = cpu._Appender(np.float32, likely=1, reserve=cpu._SMALL_PAGES)  # 16 MiB, past the small pages
+    out.append(np.arange(10, dtype=np.float32), most=10)
+    assert asked == [cpu._SMALL_PAGES]
+    assert out.resident_bytes == 40 and out.array().base is not None  # a mapping, not numpy's array
+
+
 def test_next_iterand_in_a_mapping_equals_the_numpy_one(gavin, monkeypatch):
     from netmcl.engines import cpu
 

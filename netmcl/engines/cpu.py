@@ -323,6 +323,14 @@ def _physical_memory():
         return 16 << 30
 
 
+def _advise_huge_pages(mapping, start):
+    """Ask for 2 MiB pages from byte `start` of `mapping` on; kernels without them refuse, which is harmless."""
+    try:
+        mapping.madvise(mmap.MADV_HUGEPAGE, start)
+    except OSError:
+        pass
+
+
 class _Appender:
     """An array filled by appending, as the next iterand's rows or values are.
 
@@ -343,13 +351,13 @@ class _Appender:
         self._map = self._array = None
         if _MAPPED:
             self.capacity = max(int(reserve), 1)
+            size = self.capacity * self.dtype.itemsize
             try:
-                size = self.capacity * self.dtype.itemsize
                 self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-                if size > _SMALL_PAGES:
-                    self._map.madvise(mmap.MADV_HUGEPAGE, _SMALL_PAGES)
             except OSError:
                 self._map = None
+            if self._map is not None and size > _SMALL_PAGES:
+                _advise_huge_pages(self._map, _SMALL_PAGES)
         if self._map is None:
             self.capacity = max(int(likely), 1)
             self._array = np.empty(self.capacity, dtype=self.dtype)
