@@ -324,9 +324,10 @@ def byte_compile(log):
     then every netmcl process compiles netmcl's modules again, about 30 ms that no installed copy pays.
     """
     package = Path(importlib.util.find_spec("netmcl").origin).parent
-    if not compileall.compile_dir(str(package), quiet=1):
-        raise SystemExit(f"could not byte-compile {package}")
-    log(f"warm-up: byte-compiled {os.path.relpath(package, REPO)} (as `pip install .` does)")
+    if compileall.compile_dir(str(package), quiet=1):
+        log(f"warm-up: byte-compiled {os.path.relpath(package, REPO)} (as `pip install .` does)")
+    else:  # e.g. an installed copy in a read-only site-packages, which has its bytecode already
+        log(f"warm-up: could not byte-compile {package}; netmcl's figures may include compiling its modules")
 
 
 def warm_up(args, log, kill_above_bytes):
