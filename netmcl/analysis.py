@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._compiled import kernels
+from ._csc import CscMatrix
 from .exceptions import NotAPartitionError, ParameterError
 
 __all__ = [
@@ -159,9 +160,8 @@ def _with_max_loops(graph):
     gets a loop of 1).
     """
     m = graph.csc
-    indptr, rows, vals = kernels().with_max_loops(m.indptr, m.indices, m.data)
-    cols = np.repeat(np.arange(m.shape[0]), np.diff(indptr))
-    return rows.astype(np.int64), cols, vals.astype(np.float64)
+    looped = CscMatrix(*kernels().with_max_loops(m.indptr, m.indices, m.data), m.shape[0])
+    return looped.indices.astype(np.int64), looped.columns(), looped.data.astype(np.float64)
 
 
 def _node_scores(graph, member, n_clusters):
