@@ -12,8 +12,10 @@ from disk and writes a clustering file:
 Runs are interleaved (mcl, netmcl, markov_clustering, then the next
 repetition with the order of mcl and netmcl swapped) so drift of a shared
 machine hits every engine alike.  Wall time is ``time.perf_counter`` around the
-child, peak resident memory and CPU time come from ``os.wait4`` of that child
-(Linux).  A watchdog kills a child that runs past ``--timeout`` or grows past
+child, CPU time comes from ``os.wait4`` of that child (Linux) and its peak
+resident memory from GNU time, which starts it (``ru_maxrss`` of a child of
+this process is never below this process's own size; see `_gnu_time`).
+netmcl is started through the console script beside this interpreter.  A watchdog kills a child that runs past ``--timeout`` or grows past
 ``--kill-above`` GB and records "did not finish".  Cluster files are compared
 with mcl's at the same thread count: identical bytes, and identical sets of
 clusters; markov_clustering, which prunes differently, gets the fraction of
@@ -131,26 +133,68 @@ class Measurement:
 
 
 def _rss_bytes(pid):
+    """Resident bytes of process `pid` and its children (GNU time's command)."""
+    total = 0
     try:
         with open(f"/proc/{pid}/statm") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            total = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            children = [int(c) for c in handle.read().split()]
     except (OSError, IndexError, ValueError):
-        return 0
+        return total
+    return total + sum(_rss_bytes(c) for c in children)
+
+
+def _gnu_time():
+    """The path of GNU time, or None.
+
+    A child's own ``ru_maxrss`` is no measure of its peak when it is started
+    by this (Python) process: the kernel records the resident size of the
+    forked copy of the parent when the child calls exec, so every child
+    seems to take at least this harness's 25-30 MB.  GNU time forks its
+    command from a process of about 2 MB and reports that command's peak.
+    """
+    path = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    if path is None:
+        return None
+    try:
+        banner = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if "GNU" in banner.stdout + banner.stderr else None
+
+
+GNU_TIME = _gnu_time()
+
+
+def _peak_from_time(path):
+    """Peak resident MB from the file GNU time wrote with ``-f %M`` (last line), or None."""
+    try:
+        lines = Path(path).read_text().split()
+        return int(lines[-1]) / 1024.0
+    except (OSError, IndexError, ValueError):
+        return None
+    finally:
+        Path(path).unlink(missing_ok=True)
 
 
 def measure(cmd, *, log_path, timeout, kill_above_bytes, env=None):
     """Run ``cmd`` as one child; wall time, CPU time and peak RSS of that child.
 
-    A watchdog sends SIGKILL (through a pidfd, so never to a recycled pid) when
-    the child runs past ``timeout`` seconds or its resident memory passes
+    The peak is the one GNU time reports (see `_gnu_time`); without GNU time
+    it is the child's ``ru_maxrss``, which is never below this harness's own
+    resident size.  A watchdog sends SIGKILL to the child's process group
+    when it runs past ``timeout`` seconds or its resident memory passes
     ``kill_above_bytes``.
     """
     verdict = []
     done = threading.Event()
+    peak_file = Path(str(log_path) + ".peak")
+    if GNU_TIME:
+        cmd = [GNU_TIME, "-f", "%M", "-o", str(peak_file), "--", *cmd]
     with open(log_path, "wb") as log:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
-        pidfd = os.pidfd_open(proc.pid)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO, start_new_session=True)
 
         def watchdog():
             while not done.wait(0.2):
@@ -160,22 +204,20 @@ def measure(cmd, *, log_path, timeout, kill_above_bytes, env=None):
                     verdict.append("memory")
                 else:
                     continue
-                try:
-                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                os.killpg(proc.pid, signal.SIGKILL)
                 return
 
         guard = threading.Thread(target=watchdog, daemon=True)
         guard.start()
-        _, status, usage = os.wait4(proc.pid, 0)
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its group id stays ours
         wall = time.perf_counter() - start
         done.set()
         guard.join()
-        os.close(pidfd)
+        _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     state = verdict[0] if verdict else ("ok" if proc.returncode == 0 else "failed")
-    return Measurement(state, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
+    peak = _peak_from_time(peak_file) if GNU_TIME else None
+    return Measurement(state, wall, usage.ru_utime + usage.ru_stime, peak if peak is not None else usage.ru_maxrss / 1024.0,
                        proc.returncode, str(log_path))
 
 
@@ -304,10 +346,12 @@ def compare(path, reference):
 
 
 def _display(cmd):
-    """A command as text: paths relative to the repository, this interpreter as ``python``."""
+    """A command as text: paths relative to the repository, this interpreter as ``python``
+    and its console script as ``netmcl``."""
+    names = {sys.executable: "python", str(Path(sys.executable).parent / "netmcl"): "netmcl"}
     shown = []
     for part in cmd:
-        text = "python" if str(part) == sys.executable else str(part)
+        text = names.get(str(part), str(part))
         if text.startswith(str(REPO) + os.sep):
             text = os.path.relpath(text, REPO)
         shown.append(text)
@@ -638,7 +682,13 @@ def select(args):
 
 
 def default_netmcl_cmd():
-    return ["netmcl"] if shutil.which("netmcl") else [sys.executable, "-m", "netmcl"]
+    """The console script installed beside this interpreter, else ``python -m netmcl``.
+
+    Not the first `netmcl` on PATH: that may be a version manager's shim (pyenv's is a
+    bash script that adds about 60 ms to every run) or another environment's copy.
+    """
+    script = Path(sys.executable).parent / "netmcl"
+    return [str(script)] if script.is_file() and os.access(script, os.X_OK) else [sys.executable, "-m", "netmcl"]
 
 
 def parse_args(argv):

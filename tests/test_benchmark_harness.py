@@ -1,0 +1,57 @@
+"""The benchmark harness measures each child, not itself.
+
+The harness (``benchmarks/run_benchmarks.py``) is not part of the package,
+but its figures are the project's claims: these tests pin the two ways its
+measurements went wrong before (a child's peak memory read as at least the
+harness's own size; netmcl started through a version manager's shim) and the
+watchdog that stops runaway children.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "run_benchmarks.py"
+
+
+@pytest.fixture(scope="module")
+def harness():
+    spec = importlib.util.spec_from_file_location("run_benchmarks", HARNESS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(harness, tmp_path, code, **limits):
+    limits = {"timeout": 60.0, "kill_above_bytes": 4 << 30, **limits}
+    return harness.measure([sys.executable, "-S", "-c", code], log_path=tmp_path / "child.log", **limits)
+
+
+def test_a_childs_peak_is_its_own(harness, tmp_path):
+    if harness.GNU_TIME is None:
+        pytest.skip("GNU time not installed: the harness falls back to ru_maxrss, a floor at its own size")
+    ballast = b"x" * (200 << 20)  # the harness (here: this test process) holds 200 MB
+    small = _run(harness, tmp_path, "pass")
+    large = _run(harness, tmp_path, "x = b'x' * (120 << 20)")
+    assert small.status == large.status == "ok"
+    assert small.peak_rss_mb < 60
+    assert 120 < large.peak_rss_mb < 180
+    del ballast
+    assert not list(tmp_path.glob("*.peak"))
+
+
+def test_the_watchdog_stops_the_child_and_its_children(harness, tmp_path):
+    grow = "import time\nx = b'x' * (300 << 20)\ntime.sleep(30)"
+    m = _run(harness, tmp_path, grow, kill_above_bytes=150 << 20)
+    assert m.status == "memory" and m.wall_s < 20
+    m = _run(harness, tmp_path, "import time\ntime.sleep(30)", timeout=0.5)
+    assert m.status == "timeout" and m.wall_s < 20
+    assert _run(harness, tmp_path, "raise SystemExit(3)").status == "failed"
+
+
+def test_netmcl_starts_without_a_shim(harness):
+    cmd = harness.default_netmcl_cmd()
+    assert cmd[0] in (str(Path(sys.executable).parent / "netmcl"), sys.executable)
+    assert harness._display(cmd).split()[0] in ("netmcl", "python")
