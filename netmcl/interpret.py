@@ -10,7 +10,7 @@ overlap (cut, keep or split) and sort the clusters.
 import numpy as np
 
 from ._compiled import kernels
-from ._csc import CscMatrix, indptr_of, spans
+from ._csc import CscMatrix, distinct, indptr_of, spans
 from .components import weak_components
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
@@ -128,7 +128,7 @@ def _memberships(D, diag, attractors, attractor_cluster):
         start = np.searchsorted(node, np.arange(n + 1))
         counts = start[child + 1] - start[child]
         inherited = np.repeat(parent, counts) * k + clus[spans(start[child], counts)]
-        grown = np.unique(np.concatenate([own, inherited]))
+        grown = distinct(np.concatenate([own, inherited]))
         if grown.size == keys.size:
             return node, clus
         keys = grown

@@ -33,7 +33,7 @@ import numpy as np
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
 from .._compiled import kernels
-from .._csc import CscMatrix
+from .._csc import CscMatrix, distinct
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
@@ -220,7 +220,7 @@ class CpuEngine(Engine):
         nchunks = min(hi - lo, max(CHUNKS_PER_THREAD * threads, -(-estimated // CHUNK_BYTES)))
         cum = np.cumsum(work[lo:hi])
         cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
-        edges = np.unique(np.concatenate([[lo], cuts, [hi]]))
+        edges = distinct(np.concatenate([[lo], cuts, [hi]]))
         return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
     def _phase_end(self, start, estimate, cum, held):

@@ -19,7 +19,7 @@ import numpy as np
 from ..exceptions import InputFileError, ParameterError
 from ..graph import SparseGraph
 from .._compiled import kernels
-from .._csc import CscMatrix
+from .._csc import CscMatrix, distinct
 from . import _codes
 from ._files import atomic_write, display_name, read_input_bytes
 
@@ -87,7 +87,7 @@ def _domain(data, start, name):
         ) from None
     if ids.size and ids.min() < 0:
         raise InputFileError(name, "Domain indices must not be negative.", line=_line_of(data, start))
-    return np.unique(ids), close + 1
+    return distinct(ids), close + 1
 
 
 def _parse_native(data, name):
@@ -375,7 +375,7 @@ def _native_ids(labels):
     """Node indices for a native file: the labels when they are distinct non-negative ints, else positions."""
     if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0 for x in labels):
         ids = np.asarray(labels, dtype=np.int64)
-        if np.unique(ids).size == ids.size:
+        if distinct(ids).size == ids.size:
             return ids
     return np.arange(len(labels), dtype=np.int64)
 
