@@ -91,6 +91,7 @@ def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
     engine = get_engine("cpu", threads=2)
     usual = _iterands(gavin, engine, params, 4)
     assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 2)) == 32
+    assert engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 1) == [(0, engine.n)]
     monkeypatch.setattr(cpu, "CHUNK_BYTES", 4096)  # 512 estimated entries a chunk
     small = get_engine("cpu", threads=2)
     assert len(small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001), 2)) == 2000 * 64 // 512

@@ -213,11 +213,13 @@ class CpuEngine(Engine):
     def _chunks(self, lo, hi, work, cum, threads):
         """Cut columns lo..hi-1 into chunks of about equal work for `threads` threads.
 
-        At least CHUNKS_PER_THREAD per thread, and enough that the columns'
-        summed size estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.
+        At least CHUNKS_PER_THREAD per thread when there are several (one
+        thread needs no balancing), and enough that the columns' summed size
+        estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.
         """
         estimated = self._entry_bytes * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
-        nchunks = min(hi - lo, max(CHUNKS_PER_THREAD * threads, -(-estimated // CHUNK_BYTES)))
+        balance = CHUNKS_PER_THREAD * threads if threads > 1 else 1
+        nchunks = min(hi - lo, max(balance, -(-estimated // CHUNK_BYTES)))
         cum = np.cumsum(work[lo:hi])
         cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
         edges = distinct(np.concatenate([[lo], cuts, [hi]]))
