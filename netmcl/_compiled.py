@@ -60,12 +60,13 @@ _BYTES = "Array(uint8, 1, 'C', readonly=True)"
 #: pass exactly these types: CSC arrays are int64 column pointers, int32 rows
 #: and float32 values, C-contiguous.
 KERNELS = {
-    "column_flops": ("netmcl.engines._kernels", "column_flops", "int64[::1], int32[::1]"),
+    "column_flops": ("netmcl.engines._kernels", "column_flops", "int64[::1], int64[::1], int32[::1]"),
+    "column_leaders": ("netmcl.engines._kernels", "column_leaders", "int64[::1], int64[::1], int32[::1], float32[::1]"),
     "expand_columns": (
         "netmcl.engines._kernels",
         "expand_columns",
-        "int64, int64, int64[::1], int32[::1], float32[::1], int64[::1], int64, int64, float64, int64, int64,"
-        f" float64, float64, float64, int64, {_WORK}",
+        "int64, int64, int64[::1], int64[::1], int32[::1], float32[::1], int64[::1], int64[::1], int64, int64, float64,"
+        f" int64, int64, float64, float64, float64, int64, {_WORK}",
     ),
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
@@ -82,7 +83,7 @@ KERNELS = {
 KERNELS.update(
     (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", 1)))
     for name, (module, function, args) in list(KERNELS.items())
-    if name in ("column_flops", "expand_columns")
+    if name in ("column_flops", "column_leaders", "expand_columns")
 )
 
 #: the files whose content the compiled module depends on
@@ -109,7 +110,8 @@ def kernels():
     --------
     >>> import numpy as np
     >>> K = kernels()
-    >>> K.column_flops(np.array([0, 1, 3], dtype=np.int64), np.array([1, 0, 1], dtype=np.int32)).tolist()
+    >>> indptr = np.array([0, 1, 3], dtype=np.int64)
+    >>> K.column_flops(indptr[:-1], indptr[1:], np.array([1, 0, 1], dtype=np.int32)).tolist()
     [2, 3]
     """
     if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":

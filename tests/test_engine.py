@@ -208,11 +208,70 @@ def test_vector_path_gives_the_scalar_iterands(network):
         runs[name] = []
         for it in range(1, 5):
             stats = engine.iterate(inflation_at(params, it), params.pruning())
-            runs[name].append((engine.result().copy(), stats.extra["lanes"]))
-    assert sum(lanes for _, lanes in runs["never"]) == 0
-    assert sum(lanes for _, lanes in runs["always"]) >= graph.n // 2
+            runs[name].append((engine.result().copy(), stats.extra["lanes"], stats.extra["ordered"]))
+    assert sum(lanes for _, lanes, _ in runs["never"]) == 0
+    assert not any(ordered for _, _, ordered in runs["never"])
+    assert sum(lanes for _, lanes, _ in runs["always"]) >= graph.n // 2
     for name in ("always", "default"):
-        assert all(_same(a, b) for (a, _), (b, _) in zip(runs["never"], runs[name]))
+        assert any(ordered for _, _, ordered in runs[name])  # heavy columns computed out of column order
+        assert all(_same(a, b) for (a, _, _), (b, _, _) in zip(runs["never"], runs[name]))
+
+
+def _communities(n, size, degree, seed):
+    """A graph of n nodes in communities of `size`, `degree` random arcs a node inside its community
+    and one outside (a small generated community graph)."""
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(n), degree + 1)
+    inside = (src // size) * size + rng.integers(0, size, src.size)
+    dst = np.where(np.arange(src.size) % (degree + 1) == degree, rng.integers(0, n, src.size), inside)
+    keep = src != dst
+    return SparseGraph.from_edges(src[keep], dst[keep], np.ones(int(keep.sum())), labels=[str(i) for i in range(n)])
+
+
+def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
+    """Between LANE_RUN_NODES and LANE_NODES nodes runs of heavy columns are LANES long
+    (accumulators interleaved 8 to a row): the bits of the scalar path still."""
+    from netmcl._compiled import kernels
+    from netmcl.engines import _constants as C
+    from netmcl.engines.cpu import CpuEngine
+
+    assert (kernels().run_size(C.LANE_RUN_NODES), kernels().run_size(C.LANE_RUN_NODES + 1)) == (C.RUN, C.LANES)
+    assert kernels().run_size(C.LANE_NODES + 1) < C.LANES
+    graph = _communities(9000, 150, 12, seed=3)
+    assert C.LANE_RUN_NODES < graph.n <= C.LANE_NODES
+    params = MclParams.build(inflation=2.0)
+    engines = [CpuEngine(threads=2, lane_sharing=np.inf), CpuEngine(threads=2)]
+    for engine in engines:
+        engine.load(start_matrix(graph, params))
+    lanes, ordered = 0, False
+    for it in range(1, 4):
+        stats = [e.iterate(inflation_at(params, it), params.pruning()) for e in engines]
+        assert stats[0].chaos == stats[1].chaos
+        assert _same(engines[0].result(), engines[1].result())
+        lanes += stats[1].extra["lanes"]
+        ordered |= stats[1].extra["ordered"]
+    assert lanes >= graph.n and ordered
+
+
+def test_column_leaders_and_the_order_of_heavy_columns(gavin):
+    """A column's leader is its largest entry's row other than itself (the first on ties);
+    the engine computes heavy columns first, a permutation of all columns."""
+    from netmcl._compiled import kernels
+    from netmcl.engines.cpu import CpuEngine
+
+    indptr = np.array([0, 3, 4, 7])
+    rows = np.array([0, 1, 2, 1, 0, 1, 2], dtype=np.int32)
+    vals = np.array([0.5, 0.3, 0.2, 1.0, 0.4, 0.4, 0.2], dtype=np.float32)
+    assert kernels().column_leaders(indptr[:-1], indptr[1:], rows, vals).tolist() == [1, 1, 0]
+    params = MclParams.build(inflation=2.0)
+    engine = CpuEngine(threads=2)
+    engine.load(start_matrix(gavin, params))
+    engine.iterate(inflation_at(params, 1), params.pruning())
+    flops = engine._column_estimates(params.pruning())[0]
+    order = engine._order(flops)
+    heavy = (flops * 10 >= engine.n_rule) & (flops * 2 >= engine.n)
+    assert sorted(order.tolist()) == list(range(engine.n))
+    assert heavy[order].tolist() == sorted(heavy.tolist(), reverse=True)
 
 
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])

@@ -25,9 +25,14 @@ GROUP_BYTES = 1 << 19
 GROUP_MAX = LANES = 8
 #: heavy columns expanded together on the vector path: two halves of LANES
 RUN = 2 * LANES
-#: largest matrix whose heavy columns may take the vector path (its
-#: interleaved accumulators, 128 bytes a row, then take at most 4 MB)
-LANE_NODES = 1 << 15
+#: largest matrix whose heavy columns may take the vector path: its interleaved
+#: accumulators, 64 bytes a row, then take at most 1 MB, a core's L2 cache (at
+#: 50k nodes, 3.2 MB, gen-50k's second iteration took 31 s against 22 s)
+LANE_NODES = 1 << 14
+#: largest matrix whose heavy columns are taken RUN at a time: their interleaved
+#: accumulators, 128 bytes a row, then fit a 1 MB L2 cache; larger matrices take
+#: runs of LANES (gen-10k's second iteration: 5.7 s against 6.0 s with RUN)
+LANE_RUN_NODES = 1 << 13
 #: the vector path pays when each vector operation serves at least this many
 #: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
 #: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %)

@@ -25,11 +25,14 @@ one column is summed, the next one read is prefetched a cache line per
 ``LINE`` products (``_prefetch_line``).  On graphs whose iterand outgrows the
 last-level cache this takes a quarter to a third off the expansion.
 
-Heavy columns whose patterns overlap much are expanded sixteen at a time into
-interleaved accumulators: one vector instruction per entry read and per half
-of eight columns that reads it (``_add_lanes``).  Each lane is a float32
-multiply, a widening and a double add, exactly the scalar statement; a lane
-whose column does not read the entry adds ``+0.0``, which changes no sum.
+Heavy columns whose patterns overlap much are expanded sixteen at a time
+(eight on graphs of more than 8,192 nodes, so that the accumulators stay in
+L2) into interleaved accumulators: one vector instruction per entry read and
+per half of eight columns that reads it (``_add_lanes``).  Each lane is a
+float32 multiply, a widening and a double add, exactly the scalar statement;
+a lane whose column does not read the entry adds ``+0.0``, which changes no
+sum.  The caller chooses the order in which the columns are computed, so that
+columns of one community, whose patterns overlap, come together.
 """
 
 import math
@@ -45,6 +48,7 @@ from ._constants import (
     GROUP_MAX,
     LANES,
     LANE_NODES,
+    LANE_RUN_NODES,
     LINE,
     N_STATS,
     RUN,
@@ -62,17 +66,34 @@ from ._constants import (
 
 
 @njit(cache=True, nogil=True)
-def column_flops(indptr, indices):
-    """Per column j, the expansion work: the summed lengths of the columns it reads."""
-    n = indptr.size - 1
+def column_flops(colstart, colstop, indices):
+    """Per column j, the expansion work: the summed lengths of the columns it reads
+    (column k's entries are ``colstart[k] .. colstop[k] - 1``)."""
+    n = colstart.size
     flops = np.zeros(n, dtype=np.int64)
     for j in range(n):
         f = 0
-        for p in range(uintp(indptr[j]), uintp(indptr[j + 1])):
+        for p in range(uintp(colstart[j]), uintp(colstop[j])):
             k = uintp(indices[p])
-            f += indptr[k + 1] - indptr[k]
+            f += colstop[k] - colstart[k]
         flops[j] = f
     return flops
+
+
+@njit(cache=True, nogil=True)
+def column_leaders(colstart, colstop, indices, data):
+    """Per column j, the row of its largest entry other than j itself (the
+    first such row on ties; j for a column holding nothing else)."""
+    n = colstart.size
+    leaders = np.arange(n)
+    for j in range(n):
+        best = np.float32(-1.0)
+        for p in range(uintp(colstart[j]), uintp(colstop[j])):
+            i = np.int64(indices[p])
+            if i != j and data[p] > best:
+                best = data[p]
+                leaders[j] = i
+    return leaders
 
 
 @njit(cache=True, nogil=True)
@@ -249,9 +270,12 @@ def group_size(n):
 
 @njit(cache=True, nogil=True)
 def run_size(n):
-    """How many consecutive heavy columns of an n-row matrix are taken as one run
-    (RUN where the vector path may be used, else `group_size`)."""
-    return RUN if n <= LANE_NODES else group_size(n)
+    """How many consecutive heavy columns of an n-row matrix are taken as one run:
+    where the vector path may be used, RUN if their interleaved accumulators
+    then fit a core's L2 cache, else LANES; elsewhere `group_size`."""
+    if n <= LANE_RUN_NODES:
+        return RUN
+    return LANES if n <= LANE_NODES else group_size(n)
 
 
 def _emit_prefetch(context, builder, array_type, array, at):
@@ -295,11 +319,11 @@ def _prefetch_rest(indices, data, ahead, ahead_end):
 
 
 @njit(cache=True, nogil=True)
-def _add_products(indptr, indices, data, k, f, acc, ahead, ahead_end):
+def _add_products(colstart, colstop, indices, data, k, f, acc, ahead, ahead_end):
     """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense
     path), prefetching entries ahead .. ahead_end - 1 (the next column read) a
     line per LINE products."""
-    q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+    q, end = uintp(colstart[k]), uintp(colstop[k])
     while q < end:
         stop = min(q + uintp(LINE), end)
         ahead = _prefetch_line(indices, data, ahead, ahead_end)
@@ -310,13 +334,13 @@ def _add_products(indptr, indices, data, k, f, acc, ahead, ahead_end):
 
 
 @njit(cache=True, nogil=True)
-def _next_column(indptr, indices, p, end):
+def _next_column(colstart, colstop, indices, p, end):
     """The entry range of the column read after the one at position p of a
     column's pattern ending at `end` (empty after the last)."""
     nxt = uintp(p) + uintp(1)
     if nxt < uintp(end):
         k = uintp(indices[nxt])
-        return uintp(indptr[k]), uintp(indptr[k + 1])
+        return uintp(colstart[k]), uintp(colstop[k])
     return uintp(0), uintp(0)
 
 
@@ -346,17 +370,17 @@ def _add_lanes(typingctx, acc, base, factors, value):
 
 
 @njit(cache=True, nogil=True)
-def _group_union(n, indptr, indices, data, first, size, heads, ends, ks, halves, factors):
-    """The union of the patterns of columns first .. first+size-1, ascending.
+def _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors):
+    """The union of the patterns of columns cols[first .. first+size-1], ascending.
 
-    Fills ks[:u] with the rows k read, factors[:u, b] with M[k, first+b] (0
-    where column first+b does not hold k) and halves[:u] with a bit per half
+    Fills ks[:u] with the rows k read, factors[:u, b] with M[k, cols[first+b]]
+    (0 where that column does not hold k) and halves[:u] with a bit per half
     of LANES columns that holds k; returns u and the vector operations the
     run takes (the lengths of the columns read, once per half reading them).
     """
     for b in range(size):
-        heads[b] = indptr[first + b]
-        ends[b] = indptr[first + b + 1]
+        heads[b] = colstart[cols[first + b]]
+        ends[b] = colstop[cols[first + b]]
     u = 0
     work = 0
     while True:
@@ -378,7 +402,7 @@ def _group_union(n, indptr, indices, data, first, size, heads, ends, ks, halves,
         factors[u, size:] = np.float32(0.0)
         ks[u] = k
         halves[u] = h
-        work += (indptr[k + 1] - indptr[k]) * ((h & 1) + (h >> 1))
+        work += (colstop[k] - colstart[k]) * ((h & 1) + (h >> 1))
         u += 1
 
 
@@ -390,46 +414,49 @@ def _lanes(factors, t, first):
 
 
 @njit(cache=True, nogil=True)
-def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, buf, heads, ends, ks, halves,
-                  factors):
-    """Accumulate the heavy dense-path columns first .. first+size-1 together.
+def _expand_heavy(n, colstart, colstop, indices, data, cols, first, size, group, flops, sharing, buf, heads, ends, ks,
+                  halves, factors):
+    """Accumulate the heavy dense-path columns cols[first .. first+size-1] together.
 
     The columns read are visited once for the whole group, in ascending
     order, so every accumulator still receives its products over k
     ascending: each sum is the one a column expanded alone gets.  When each
     vector operation would serve at least `sharing` products (the run's
     `flops` over its operations), the accumulators are interleaved in `buf`
-    (row i's at ``RUN i .. RUN i + RUN - 1``) and each entry read is one
+    (row i's at ``stride i .. stride i + size - 1``) and each entry read is one
     vector operation per half of the run that reads it; otherwise column
-    first+b has its own accumulator ``buf[b n : (b + 1) n]``, filled `group`
+    cols[first+b] has its own accumulator ``buf[b n : (b + 1) n]``, filled `group`
     columns at a time so that the accumulators being filled stay in L2.
-    Returns whether the lanes were used.
+    Returns the stride of the interleaved accumulators (RUN, or LANES for a
+    run of at most LANES columns, whose accumulators then take 64 bytes a
+    row, half as many cache lines), or 0 where the lanes were not used.
     """
-    u, work = _group_union(n, indptr, indices, data, first, size, heads, ends, ks, halves, factors)
-    if buf.size >= RUN * n and flops >= sharing * work:
+    u, work = _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors)
+    stride = LANES if size <= LANES else RUN
+    if buf.size >= stride * n and flops >= sharing * work:
         for t in range(u):
             k = ks[t]
             lo = _lanes(factors, t, 0)
             hi = _lanes(factors, t, LANES)
-            ahead, ahead_end = _next_column(indptr, ks, t, u)
+            ahead, ahead_end = _next_column(colstart, colstop, ks, t, u)
             both = halves[t] == 3
             f = lo if halves[t] == 1 else hi
             shift = uintp(0) if halves[t] == 1 else uintp(LANES)
-            q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+            q, end = uintp(colstart[k]), uintp(colstop[k])
             while q < end:
                 stop = min(q + uintp(LINE), end)
                 ahead = _prefetch_line(indices, data, ahead, ahead_end)
                 if both:
                     for r in range(q, stop):
-                        row = uintp(indices[r]) * uintp(RUN)
+                        row = uintp(indices[r]) * uintp(stride)
                         _add_lanes(buf, row, lo, data[r])
                         _add_lanes(buf, row + uintp(LANES), hi, data[r])
                 else:
                     for r in range(q, stop):
-                        _add_lanes(buf, uintp(indices[r]) * uintp(RUN) + shift, f, data[r])
+                        _add_lanes(buf, uintp(indices[r]) * uintp(stride) + shift, f, data[r])
                 q = stop
             _prefetch_rest(indices, data, ahead, ahead_end)
-        return True
+        return stride
     for low in range(0, size, group):
         high = min(size, low + group)
         t = _next_read(factors, 0, u, low, high)
@@ -437,15 +464,16 @@ def _expand_heavy(n, indptr, indices, data, first, size, group, flops, sharing, 
             following = _next_read(factors, t + 1, u, low, high)
             ahead, ahead_end = uintp(0), uintp(0)
             if following < u:
-                ahead, ahead_end = uintp(indptr[ks[following]]), uintp(indptr[ks[following] + 1])
+                ahead, ahead_end = uintp(colstart[ks[following]]), uintp(colstop[ks[following]])
             for b in range(low, high):
                 if factors[t, b] != 0.0:
                     _add_products(
-                        indptr, indices, data, uintp(ks[t]), factors[t, b], buf[b * n : (b + 1) * n], ahead, ahead_end
+                        colstart, colstop, indices, data, uintp(ks[t]), factors[t, b], buf[b * n : (b + 1) * n], ahead,
+                        ahead_end,
                     )
                     ahead = ahead_end  # fetched once per column read
             t = following
-    return False
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -461,7 +489,7 @@ def _next_read(factors, t, u, low, high):
 
 
 @njit(cache=True, nogil=True)
-def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
+def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, rows, vals):
     """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
     Sums run over k ascending in a double accumulator; sums that are exactly
@@ -471,12 +499,12 @@ def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
     column never scans all n rows.
     """
     u = 0
-    col_end = uintp(indptr[j + 1])
-    for p in range(uintp(indptr[j]), col_end):
+    col_end = uintp(colstop[j])
+    for p in range(uintp(colstart[j]), col_end):
         k = uintp(indices[p])
         f = data[p]
-        ahead, ahead_end = _next_column(indptr, indices, p, col_end)
-        q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+        ahead, ahead_end = _next_column(colstart, colstop, indices, p, col_end)
+        q, end = uintp(colstart[k]), uintp(colstop[k])
         while q < end:
             stop = min(q + uintp(LINE), end)
             ahead = _prefetch_line(indices, data, ahead, ahead_end)
@@ -496,19 +524,19 @@ def _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals):
 
 
 @njit(cache=True, nogil=True)
-def _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals):
+def _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, rows, vals):
     """Expand column j with exact double products (mcl's sparse path).
 
     Every row reached is an entry, even one whose sum rounds to a float32
     zero (possible when pruning is off and tiny values survive).
     """
     u = 0
-    col_end = uintp(indptr[j + 1])
-    for p in range(uintp(indptr[j]), col_end):
+    col_end = uintp(colstop[j])
+    for p in range(uintp(colstart[j]), col_end):
         k = uintp(indices[p])
         f = np.float64(data[p])
-        ahead, ahead_end = _next_column(indptr, indices, p, col_end)
-        q, end = uintp(indptr[k]), uintp(indptr[k + 1])
+        ahead, ahead_end = _next_column(colstart, colstop, indices, p, col_end)
+        q, end = uintp(colstart[k]), uintp(colstop[k])
         while q < end:
             stop = min(q + uintp(LINE), end)
             ahead = _prefetch_line(indices, data, ahead, ahead_end)
@@ -639,10 +667,10 @@ def work_arrays(n):
 
 @njit(cache=True, nogil=True)
 def expand_columns(
-    n_rule, n, indptr, indices, data, flops, col_lo, col_hi, cut, select, recover, pct, inflation, lane_sharing,
-    room, work,
+    n_rule, n, colstart, colstop, indices, data, flops, order, pos_lo, pos_hi, cut, select, recover, pct, inflation,
+    lane_sharing, room, work,
 ):
-    """Expand, prune, rescale and inflate columns ``col_lo .. col_hi - 1``.
+    """Expand, prune, rescale and inflate columns ``order[pos_lo .. pos_hi - 1]``.
 
     Parameters
     ----------
@@ -651,13 +679,20 @@ def expand_columns(
         the whole graph's, also when this matrix is one of its components.
     n : int
         Number of rows (= columns) of the matrix.
-    indptr, indices, data : arrays
-        The column-stochastic matrix in CSC form (int64, int32 or uint16,
-        float32), rows ascending in each column.
+    colstart, colstop, indices, data : arrays
+        The column-stochastic matrix: column k's rows and values are
+        ``indices[colstart[k] : colstop[k]]`` and ``data[...]`` (int64, int32
+        or uint16, float32), rows ascending.  The columns may be stored in
+        any order (for a CSC matrix, ``indptr[:-1]`` and ``indptr[1:]``).
     flops : int64 array
         Per column, the expansion work (``column_flops``).
-    col_lo, col_hi : int
-        The column range to compute.
+    order : int64 array
+        The columns in the order they are computed.  Heavy columns next to
+        each other in it are expanded together, and do best when their
+        patterns overlap (``column_leaders``); no column's result depends
+        on the order.
+    pos_lo, pos_hi : int
+        The positions in `order` to compute.
     cut : float
         The cutoff ``0.99999 / P``; a negative value means no cutoff.
     select, recover : int
@@ -683,16 +718,16 @@ def expand_columns(
     Returns
     -------
     counts : int64 array
-        Entries kept per column.
+        Entries kept per column, in the order computed.
     out_idx, out_val : arrays
-        The kept entries, column after column, rows ascending (rows of the
-        type of `indices`).
+        The kept entries, column after column in the order computed, rows
+        ascending (rows of the type of `indices`).
     chaos : float
         The largest chaos of the columns (-inf for no column).
     stats : float64 array
         Counters, see the ``STAT_*`` slots.
     """
-    ncols = col_hi - col_lo
+    ncols = pos_hi - pos_lo
     counts = np.zeros(ncols, dtype=np.int64)
     out_idx = np.empty(max(room, 1), dtype=indices.dtype)
     out_val = np.empty(max(room, 1), dtype=np.float32)
@@ -703,41 +738,43 @@ def expand_columns(
     acc, mark, touched, buf, rows, vals, scratch, keep, heads, ends, ks, halves, factors = work
     group = group_size(n)
     run = run_size(n)
-    j = col_lo
-    while j < col_hi:
-        # the run of consecutive heavy columns on mcl's dense path, at most `run` long
+    pos = pos_lo
+    while pos < pos_hi:
+        # the run of heavy columns next in `order` on mcl's dense path, at most `run` long
         size = 0
         run_flops = 0
-        while size < run and j + size < col_hi:
-            f = flops[j + size]
+        while size < run and pos + size < pos_hi:
+            f = flops[order[pos + size]]
             if f * 10 < n_rule or f * 2 < n:
                 break
             run_flops += f
             size += 1
-        lanes = False
+        lanes = 0
         if size > 1:
             lanes = _expand_heavy(
-                n, indptr, indices, data, j, size, group, run_flops, lane_sharing, buf, heads, ends, ks, halves,
-                factors,
+                n, colstart, colstop, indices, data, order, pos, size, group, run_flops, lane_sharing, buf, heads, ends,
+                ks, halves, factors,
             )
         elif size == 1:
-            end = uintp(indptr[j + 1])
-            for p in range(uintp(indptr[j]), end):
-                ahead, ahead_end = _next_column(indptr, indices, p, end)
-                _add_products(indptr, indices, data, uintp(indices[p]), data[p], buf, ahead, ahead_end)
+            j = order[pos]
+            end = uintp(colstop[j])
+            for p in range(uintp(colstart[j]), end):
+                ahead, ahead_end = _next_column(colstart, colstop, indices, p, end)
+                _add_products(colstart, colstop, indices, data, uintp(indices[p]), data[p], buf, ahead, ahead_end)
         for b in range(max(size, 1)):
+            j = order[pos]
             if lanes:
-                m = _scan(n, buf, rows, vals, b, RUN)
+                m = _scan(n, buf, rows, vals, b, lanes)
                 stats[STAT_DENSE_PATH] += 1
                 stats[STAT_LANES] += 1
             elif size > 0:
                 m = _scan(n, buf, rows, vals, b * n, 1)
                 stats[STAT_DENSE_PATH] += 1
             elif flops[j] * 10 >= n_rule:  # mcl's rule for its dense product path
-                m = _expand_light(n, indptr, indices, data, j, acc, touched, rows, vals)
+                m = _expand_light(n, colstart, colstop, indices, data, j, acc, touched, rows, vals)
                 stats[STAT_DENSE_PATH] += 1
             else:
-                m = _expand_sparse(n, indptr, indices, data, j, acc, mark, touched, rows, vals)
+                m = _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, rows, vals)
             m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)
             chaos_max = max(chaos_max, chaos)
             if n_out + m > out_idx.size:
@@ -745,8 +782,8 @@ def expand_columns(
             out_idx[n_out : n_out + m] = rows[:m]
             out_val[n_out : n_out + m] = vals[:m]
             n_out += m
-            counts[j - col_lo] = m
-            j += 1
+            counts[pos - pos_lo] = m
+            pos += 1
     return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats
 
 

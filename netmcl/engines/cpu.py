@@ -33,7 +33,7 @@ import numpy as np
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
 from .._compiled import kernels
-from .._csc import CscMatrix, distinct
+from .._csc import CscMatrix, distinct, spans
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
@@ -160,7 +160,9 @@ class CpuEngine(Engine):
         self.lane_sharing = float(lane_sharing)
         self.narrow_rows = bool(narrow_rows)
         self._local = threading.local()
-        self._indptr = self._indices = self._data = None
+        # column k of the iterand: rows self._indices[self._colstart[k] : self._colstop[k]], values
+        # the same slice of self._data; self._indptr is set while the columns are stored in order
+        self._indptr = self._colstart = self._colstop = self._indices = self._data = None
         self.n = 0
         self.n_rule = 0
 
@@ -176,10 +178,29 @@ class CpuEngine(Engine):
         rows = m.indices
         if self.narrow_rows and self.n <= NARROW_NODES:
             rows = rows.astype(np.uint16)
-        self._indptr, self._indices, self._data = m.indptr, rows, m.data
+        self._store(m.indptr, rows, m.data, None)
+
+    def _store(self, indptr, indices, data, order):
+        """Keep an iterand whose columns are stored in `order` (None: 0, 1, ...),
+        `indptr` delimiting them in that order."""
+        self._indices, self._data = indices, data
+        if order is None:
+            self._indptr, self._colstart, self._colstop = indptr, indptr[:-1], indptr[1:]
+        else:
+            self._indptr = None
+            self._colstart = np.empty(self.n, dtype=np.int64)
+            self._colstop = np.empty(self.n, dtype=np.int64)
+            self._colstart[order] = indptr[:-1]
+            self._colstop[order] = indptr[1:]
 
     def result(self):
-        return CscMatrix(self._indptr, self._indices.astype(np.int32, copy=False), self._data, self.n)
+        if self._indptr is not None:
+            return CscMatrix(self._indptr, self._indices.astype(np.int32, copy=False), self._data, self.n)
+        counts = self._colstop - self._colstart
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        at = spans(self._colstart, counts)
+        return CscMatrix(indptr, self._indices[at].astype(np.int32), self._data[at], self.n)
 
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
@@ -205,10 +226,35 @@ class CpuEngine(Engine):
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
-        flops = self._kernel("column_flops")(self._indptr, self._indices)
+        flops = self._kernel("column_flops")(self._colstart, self._colstop, self._indices)
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
+
+    def _order(self, flops):
+        """The order in which to compute the columns, or None for 0, 1, 2, ...
+
+        Runs of heavy columns next to each other are expanded together, on
+        the vector path when their patterns overlap enough
+        (``_kernels._expand_heavy``).  In column order they rarely do: the
+        heavy columns come first, and among them those whose chains of
+        largest other entries (``column_leaders``) end at the same column,
+        which on community graphs are columns of one community.  On the
+        10k-node generated graph's second iteration a vector operation then
+        serves 1.85 products on average instead of 1.43.  Only where the
+        vector path may be taken (at most ``LANE_NODES`` nodes).
+        """
+        if self.n > C.LANE_NODES or not np.isfinite(self.lane_sharing):
+            return None
+        heavy = (flops * 10 >= self.n_rule) & (flops * 2 >= self.n)
+        if np.count_nonzero(heavy) < 2 * C.RUN:
+            return None
+        leaders = self._kernel("column_leaders")(self._colstart, self._colstop, self._indices, self._data)
+        roots = leaders
+        for _ in range(int(self.n).bit_length()):
+            roots = roots[roots]
+        roots = np.minimum(roots, roots[leaders[roots]])  # a chain ending in a 2-cycle: one name for both ends
+        return np.lexsort((roots, ~heavy))
 
     def _chunks(self, lo, hi, work, cum, threads):
         """Cut columns lo..hi-1 into chunks of about equal work for `threads` threads.
@@ -251,15 +297,19 @@ class CpuEngine(Engine):
         t0 = time.perf_counter()
         cut, select, recover, pct = pruning
         flops, estimate = self._column_estimates(pruning)
+        order = self._order(flops)
+        # from here on, columns are counted by their position in `sequence`
+        sequence = np.arange(self.n) if order is None else order
+        estimate = estimate[sequence]
         cum = np.cumsum(estimate)
-        work = flops + 1
+        work = flops[sequence] + 1
         expand_columns = self._kernel("expand_columns")
 
         def run(rng):
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             return expand_columns(
-                self.n_rule, self.n, self._indptr, self._indices, self._data, flops, lo, hi,
+                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._data, flops, sequence, lo, hi,
                 cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
             )
 
@@ -300,7 +350,7 @@ class CpuEngine(Engine):
                 pool.shutdown()
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        self._indptr, self._indices, self._data = indptr, out_idx.array(), out_val.array()
+        self._store(indptr, out_idx.array(), out_val.array(), order)
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
@@ -313,7 +363,7 @@ class CpuEngine(Engine):
             emptied=int(total[C.STAT_EMPTIED]),
             min_mass=float(total[C.STAT_MIN_MASS]),
             seconds=time.perf_counter() - t0,
-            extra={"phases": phases, "lanes": int(total[C.STAT_LANES])},
+            extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None},
         )
 
 
