@@ -134,8 +134,9 @@ class CpuEngine(Engine):
     lane_sharing : float, optional
         When runs of heavy columns take the vector path: each vector
         operation must serve at least this many products (default
-        ``_constants.LANE_SHARING``; ``inf`` never, 0 always).  A speed
-        setting only: the iterands are the same for every value.
+        ``_constants.LANE_SHARING``; ``inf`` never, and then the columns are
+        also computed in column order; 0 always).  A speed setting only: the
+        iterands are the same for every value.
     narrow_rows : bool, default True
         Keep the row numbers of a matrix of at most 65,536 nodes as uint16:
         an entry then takes 6 bytes instead of 8, so the iterands take a
