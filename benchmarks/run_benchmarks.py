@@ -170,8 +170,8 @@ GNU_TIME = _gnu_time()
 def _peak_from_time(path):
     """Peak resident MB from the file GNU time wrote with ``-f %M`` (last line), or None."""
     try:
-        lines = Path(path).read_text().split()
-        return int(lines[-1]) / 1024.0
+        words = Path(path).read_text().split()  # "Command exited with non-zero status N" may come first
+        return int(words[-1]) / 1024.0
     except (OSError, IndexError, ValueError):
         return None
     finally:

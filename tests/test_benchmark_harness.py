@@ -15,6 +15,9 @@ import pytest
 
 HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "run_benchmarks.py"
 
+# the harness reads /proc, as its README says
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the benchmark harness needs Linux")
+
 
 @pytest.fixture(scope="module")
 def harness():

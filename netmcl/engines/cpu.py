@@ -247,6 +247,7 @@ class CpuEngine(Engine):
         """
         if self.n > C.LANE_NODES or not np.isfinite(self.lane_sharing):
             return None
+        # the columns `expand_columns` takes into runs (its test `f * 10 < n_rule or f * 2 < n` ends a run)
         heavy = (flops * 10 >= self.n_rule) & (flops * 2 >= self.n)
         if np.count_nonzero(heavy) < 2 * C.RUN:
             return None
