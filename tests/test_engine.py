@@ -274,6 +274,38 @@ def test_column_leaders_and_the_order_of_heavy_columns(gavin):
     assert heavy[order].tolist() == sorted(heavy.tolist(), reverse=True)
 
 
+def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin):
+    """A column's rows are sorted when few against the matrix size, else ordered
+    through a bitmap.  Gavin's network alone takes the bitmap for every column;
+    padded with 300,000 isolated nodes (same dense-path rule) its light columns
+    are sorted.  Its iterands are the same bits either way."""
+    from netmcl._compiled import kernels
+    from netmcl.engines._constants import SORT_BELOW
+    from netmcl.engines.cpu import CpuEngine
+
+    params = MclParams.build(inflation=2.0)
+    start = start_matrix(gavin, params)
+    n0, pad = start.shape[0], 300_000
+    padded = sp.block_diag([start, sp.identity(pad, dtype=np.float32, format="csc")], format="csc")
+    alone, big = CpuEngine(threads=1), CpuEngine(threads=1)
+    alone.load(start, n_rule=n0 + pad)
+    big.load(padded)
+    flops = kernels().column_flops(start.indptr[:-1], start.indptr[1:], start.indices.astype(np.int32))
+    assert (flops * SORT_BELOW < n0 + pad).any() and (flops > 0).all()
+    for it in range(1, 4):
+        inflation = inflation_at(params, it)
+        assert alone.iterate(inflation, params.pruning()).chaos == big.iterate(inflation, params.pruning()).chaos
+        assert _same(alone.result(), _top_left(big.result(), n0))
+
+
+def _top_left(m, n0):
+    """The first n0 columns and rows of a CscMatrix whose first n0 columns only hold rows below n0."""
+    from netmcl._csc import CscMatrix
+
+    indptr = m.indptr[: n0 + 1]
+    return CscMatrix(indptr, m.indices[: indptr[-1]], m.data[: indptr[-1]], n0)
+
+
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
 def test_narrow_rows_give_the_wide_iterands(network):
     """uint16 rows (graphs of at most 65,536 nodes) give the bits of int32 rows."""

@@ -41,6 +41,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types, uintp
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from ._constants import (
@@ -52,6 +53,7 @@ from ._constants import (
     LINE,
     N_STATS,
     RUN,
+    SORT_BELOW,
     STAT_DENSE_PATH,
     STAT_EMERGENCY,
     STAT_EMPTIED,
@@ -251,15 +253,44 @@ def _scan(n, acc, rows, vals, first, stride):
 
 
 @njit(cache=True, nogil=True)
-def _gather(n, u, acc, touched, rows, vals):
-    """Move the sums of the u touched rows, ascending, into rows/vals; clear acc."""
-    touched[:u].sort()
+def _gather(n, u, acc, touched, bits, rows, vals):
+    """Move the sums of the u touched rows, ascending, into rows/vals; clear acc.
+
+    A few rows are sorted.  More are put in order through `bits`, a bitmap
+    of the n rows (all clear on entry and on return): a bit set per row,
+    then the words between the lowest and highest row read in order, each
+    set bit found by counting trailing zeros.  That is a pass over at most
+    n / 64 words instead of about u log u comparisons: on gen-50k's first
+    iteration (about 1,000 rows a column), sorting took half the time.
+    """
+    if u * SORT_BELOW < n:
+        touched[:u].sort()
+        for t in range(u):
+            i = touched[t]
+            rows[t] = i
+            vals[t] = np.float32(acc[i])
+            acc[i] = 0.0
+        return u
+    one = uintp(1)
+    low, high = uintp(n), uintp(0)
     for t in range(u):
-        i = touched[t]
-        rows[t] = i
-        vals[t] = np.float32(acc[i])
-        acc[i] = 0.0
-    return u
+        i = uintp(touched[t])
+        word = i >> uintp(6)
+        bits[word] |= one << (i & uintp(63))
+        low, high = min(low, word), max(high, word)
+    c = 0
+    for word in range(low, high + one):
+        b = bits[word]
+        if b:
+            bits[word] = 0
+            while b:
+                i = (uintp(word) << uintp(6)) + trailing_zeros(b)
+                rows[c] = i
+                vals[c] = np.float32(acc[i])
+                acc[i] = 0.0
+                c += 1
+                b &= b - one
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -336,9 +367,19 @@ def _add_products(colstart, colstop, indices, data, k, f, acc, ahead, ahead_end)
 @njit(cache=True, nogil=True)
 def _next_column(colstart, colstop, indices, p, end):
     """The entry range of the column read after the one at position p of a
-    column's pattern ending at `end` (empty after the last)."""
+    column's pattern ending at `end` (empty after the last).
+
+    Also prefetches the start and stop of the column read after that one:
+    they are looked up at random, and once the columns streamed through the
+    caches have evicted them, a miss there stalls the pipeline (gen-50k's
+    second iteration runs 6-10 % faster with this prefetch).
+    """
     nxt = uintp(p) + uintp(1)
     if nxt < uintp(end):
+        later = nxt + uintp(1)
+        if later < uintp(end):
+            col = uintp(indices[later])
+            _prefetch_line(colstart, colstop, col, col + uintp(1))
         k = uintp(indices[nxt])
         return uintp(colstart[k]), uintp(colstop[k])
     return uintp(0), uintp(0)
@@ -489,14 +530,14 @@ def _next_read(factors, t, u, low, high):
 
 
 @njit(cache=True, nogil=True)
-def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, rows, vals):
+def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, bits, rows, vals):
     """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
     Sums run over k ascending in a double accumulator; sums that are exactly
     zero are dropped, as in mcl.  The rows are listed when first reached --
     all weights are positive, so ``acc[i] == 0`` means "not reached yet", and
-    a product that underflows to zero adds nothing -- and sorted, so a light
-    column never scans all n rows.
+    a product that underflows to zero adds nothing -- and put in order
+    (``_gather``), so a light column never scans all n rows of the accumulator.
     """
     u = 0
     col_end = uintp(colstop[j])
@@ -520,11 +561,11 @@ def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, rows, va
         _prefetch_rest(indices, data, ahead, ahead_end)
     if u * 16 > n:
         return _scan(n, acc, rows, vals, 0, 1)
-    return _gather(n, u, acc, touched, rows, vals)
+    return _gather(n, u, acc, touched, bits, rows, vals)
 
 
 @njit(cache=True, nogil=True)
-def _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, rows, vals):
+def _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, bits, rows, vals):
     """Expand column j with exact double products (mcl's sparse path).
 
     Every row reached is an entry, even one whose sum rounds to a float32
@@ -551,7 +592,7 @@ def _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, r
         _prefetch_rest(indices, data, ahead, ahead_end)
     for t in range(u):
         mark[touched[t]] = 0
-    return _gather(n, u, acc, touched, rows, vals)
+    return _gather(n, u, acc, touched, bits, rows, vals)
 
 
 @njit(cache=True, nogil=True)
@@ -648,7 +689,7 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
 @njit(cache=True, nogil=True)
 def work_arrays(n):
     """A thread's work arrays for ``expand_columns`` on an n-row matrix:
-    accumulator, marks and row list of one column; the heavy runs'
+    accumulator, marks, row bitmap and row list of one column; the heavy runs'
     accumulators (the first one when runs have one column); the expanded
     column's rows, values, partition scratch and flags; the union walk's
     heads, ends, rows read, halves and factors.  Accumulators start zeroed."""
@@ -656,7 +697,7 @@ def work_arrays(n):
     heavy = n if run > 1 else 0
     acc = np.zeros(n)
     return (
-        acc, np.zeros(n, dtype=np.uint8), np.empty(n, dtype=np.int32),
+        acc, np.zeros(n, dtype=np.uint8), np.zeros((n + 63) // 64, dtype=np.uint64), np.empty(n, dtype=np.int32),
         np.zeros(run * n) if run > 1 else acc,
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32),
         np.empty(n, dtype=np.uint8),
@@ -735,7 +776,7 @@ def expand_columns(
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
     chaos_max = -np.inf  # mcl's maximum can be negative: (max - sum of squares) < 0
-    acc, mark, touched, buf, rows, vals, scratch, keep, heads, ends, ks, halves, factors = work
+    acc, mark, bits, touched, buf, rows, vals, scratch, keep, heads, ends, ks, halves, factors = work
     group = group_size(n)
     run = run_size(n)
     pos = pos_lo
@@ -771,10 +812,10 @@ def expand_columns(
                 m = _scan(n, buf, rows, vals, b * n, 1)
                 stats[STAT_DENSE_PATH] += 1
             elif flops[j] * 10 >= n_rule:  # mcl's rule for its dense product path
-                m = _expand_light(n, colstart, colstop, indices, data, j, acc, touched, rows, vals)
+                m = _expand_light(n, colstart, colstop, indices, data, j, acc, touched, bits, rows, vals)
                 stats[STAT_DENSE_PATH] += 1
             else:
-                m = _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, rows, vals)
+                m = _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, bits, rows, vals)
             m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)
             chaos_max = max(chaos_max, chaos)
             if n_out + m > out_idx.size:

@@ -49,8 +49,8 @@ CHUNK_BYTES = 8 << 20
 SERIAL_WORK = 1 << 22
 #: matrices of at most this many nodes keep their rows as uint16 in the engine
 NARROW_NODES = 1 << 16
-#: bytes of per-thread scratch per node (accumulator, marks, row lists, values, flags)
-SCRATCH_BYTES_PER_NODE = 8 + 1 + 4 + 4 + 4 + 4 + 1
+#: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded up), row lists, values, flags)
+SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 1
 #: the next iterand is built in anonymous mappings that may be remapped and
 #: backed by 2 MiB pages (Linux); elsewhere in numpy arrays
 _MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
