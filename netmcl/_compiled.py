@@ -65,11 +65,12 @@ KERNELS = {
     "expand_columns": (
         "netmcl.engines._kernels",
         "expand_columns",
-        "int64, int64, int64[::1], int64[::1], int32[::1], float32[::1], int64[::1], int64[::1], int64, int64, float64,"
-        f" int64, int64, float64, float64, float64, int64, {_WORK}",
+        "int64, int64, int64[::1], int64[::1], int32[::1], float32[::1], int64[::1], int64[:, ::1], int64[::1], int64,"
+        f" int64, float64, int64, int64, float64, float64, float64, int64, {_WORK}",
     ),
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
+    "row_cuts": ("netmcl.engines._kernels", "row_cuts", "int64[::1], int64[::1], int32[::1], int64"),
     "run_size": ("netmcl.engines._kernels", "run_size", "int64"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64"),
@@ -83,7 +84,7 @@ KERNELS = {
 KERNELS.update(
     (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", 1)))
     for name, (module, function, args) in list(KERNELS.items())
-    if name in ("column_flops", "column_leaders", "expand_columns")
+    if name in ("column_flops", "column_leaders", "expand_columns", "row_cuts")
 )
 
 #: the files whose content the compiled module depends on

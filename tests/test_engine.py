@@ -298,6 +298,39 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
         assert _same(alone.result(), _top_left(big.result(), n0))
 
 
+@pytest.mark.parametrize("parts", [2, 7])
+def test_heavy_columns_filled_in_row_ranges_give_the_same_iterands(gavin, parts, monkeypatch):
+    """A heavy column expanded alone (graphs past the vector path's size) fills its
+    accumulator one row range after the other; each row still gets its products
+    over k ascending.  Gavin's network spread over 70,000 nodes (the rest
+    isolated), in 1, 2 and 7 ranges."""
+    from netmcl.engines import _constants
+    from netmcl.engines.cpu import CpuEngine, _row_parts
+
+    params = MclParams.build(inflation=2.0)
+    start = start_matrix(gavin, params)
+    n = 70_000
+    padded = sp.block_diag([start, sp.identity(n - start.shape[0], dtype=np.float32, format="csc")], format="csc")
+    spread = np.argsort(np.random.default_rng(1).permutation(n))  # Gavin's nodes land all over the rows
+    padded = padded[spread][:, spread].tocsc()
+    padded.sort_indices()
+    runs = []
+    for bytes_per_range in (8 * n, -(-8 * n // parts)):
+        monkeypatch.setattr(_constants, "PART_BYTES", bytes_per_range)
+        engine = CpuEngine(threads=2)
+        engine.load(padded)
+        heavy, iterands = 0, []
+        for it in range(1, 4):
+            heavy += int(engine._heavy(engine._column_estimates(params.pruning())[0]).sum())
+            engine.iterate(inflation_at(params, it), params.pruning())
+            iterands.append(engine.result().copy())
+        runs.append((_row_parts(n), heavy, iterands))
+    (one, heavy, whole), (split, heavy_split, ranged) = runs
+    assert (one, split) == (1, parts)
+    assert heavy == heavy_split > 10
+    assert all(_same(a, b) for a, b in zip(whole, ranged))
+
+
 def _top_left(m, n0):
     """The first n0 columns and rows of a CscMatrix whose first n0 columns only hold rows below n0."""
     from netmcl._csc import CscMatrix

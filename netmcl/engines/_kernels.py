@@ -83,6 +83,32 @@ def column_flops(colstart, colstop, indices):
 
 
 @njit(cache=True, nogil=True)
+def row_cuts(colstart, colstop, indices, parts):
+    """Where each column's rows cross into the next of `parts` equal row ranges.
+
+    ``cuts[h - 1, k]`` is the first entry of column k whose row is at least
+    ``h * n // parts`` (h = 1 .. parts - 1; n = ``colstart.size``): entries
+    ``cuts[h - 1, k] .. cuts[h, k] - 1`` hold column k's rows in range h.
+    """
+    n = colstart.size
+    cuts = np.empty((max(parts - 1, 0), n), dtype=np.int64)
+    for k in range(n):
+        low, high = colstart[k], colstop[k]
+        for h in range(1, parts):
+            bound = h * n // parts
+            a, b = low, high
+            while a < b:
+                mid = (a + b) >> 1
+                if indices[mid] < bound:
+                    a = mid + 1
+                else:
+                    b = mid
+            cuts[h - 1, k] = a
+            low = a
+    return cuts
+
+
+@njit(cache=True, nogil=True)
 def column_leaders(colstart, colstop, indices, data):
     """Per column j, the row of its largest entry other than j itself (the
     first such row on ties; j for a column holding nothing else)."""
@@ -708,8 +734,8 @@ def work_arrays(n):
 
 @njit(cache=True, nogil=True)
 def expand_columns(
-    n_rule, n, colstart, colstop, indices, data, flops, order, pos_lo, pos_hi, cut, select, recover, pct, inflation,
-    lane_sharing, room, work,
+    n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos_lo, pos_hi, cut, select, recover, pct,
+    inflation, lane_sharing, room, work,
 ):
     """Expand, prune, rescale and inflate columns ``order[pos_lo .. pos_hi - 1]``.
 
@@ -727,6 +753,11 @@ def expand_columns(
         any order (for a CSC matrix, ``indptr[:-1]`` and ``indptr[1:]``).
     flops : int64 array
         Per column, the expansion work (``column_flops``).
+    cuts : int64 array, shape (parts - 1, n)
+        ``row_cuts(colstart, colstop, indices, parts)``: a heavy column
+        expanded alone fills its accumulator one row range after the other,
+        so that the range being filled stays in L2 (``row_parts``).  Each
+        row still receives its products over k ascending.  No rows: one range.
     order : int64 array
         The columns in the order they are computed.  Heavy columns next to
         each other in it are expanded together, and do best when their
@@ -799,9 +830,14 @@ def expand_columns(
         elif size == 1:
             j = order[pos]
             end = uintp(colstop[j])
-            for p in range(uintp(colstart[j]), end):
-                ahead, ahead_end = _next_column(colstart, colstop, indices, p, end)
-                _add_products(colstart, colstop, indices, data, uintp(indices[p]), data[p], buf, ahead, ahead_end)
+            parts = cuts.shape[0] + 1
+            for h in range(parts):
+                # the entries of the columns read that fall in row range h
+                low = colstart if h == 0 else cuts[h - 1]
+                high = colstop if h == parts - 1 else cuts[h]
+                for p in range(uintp(colstart[j]), end):
+                    ahead, ahead_end = _next_column(low, high, indices, p, end)
+                    _add_products(low, high, indices, data, uintp(indices[p]), data[p], buf, ahead, ahead_end)
         for b in range(max(size, 1)):
             j = order[pos]
             if lanes:

@@ -247,8 +247,7 @@ class CpuEngine(Engine):
         """
         if self.n > C.LANE_NODES or not np.isfinite(self.lane_sharing):
             return None
-        # the columns `expand_columns` takes into runs (its test `f * 10 < n_rule or f * 2 < n` ends a run)
-        heavy = (flops * 10 >= self.n_rule) & (flops * 2 >= self.n)
+        heavy = self._heavy(flops)
         if np.count_nonzero(heavy) < 2 * C.RUN:
             return None
         leaders = self._kernel("column_leaders")(self._colstart, self._colstop, self._indices, self._data)
@@ -257,6 +256,19 @@ class CpuEngine(Engine):
             roots = roots[roots]
         roots = np.minimum(roots, roots[leaders[roots]])  # a chain ending in a 2-cycle: one name for both ends
         return np.lexsort((roots, ~heavy))
+
+    def _heavy(self, flops):
+        """The heavy columns: those `expand_columns` takes into runs (its test
+        ``f * 10 < n_rule or f * 2 < n`` ends a run)."""
+        return (flops * 10 >= self.n_rule) & (flops * 2 >= self.n)
+
+    def _row_cuts(self, flops):
+        """``row_cuts`` for the row ranges a heavy column expanded alone fills
+        one after the other (``_row_parts``; no rows for one range)."""
+        parts = _row_parts(self.n)
+        if parts > 1 and self._heavy(flops).any():
+            return self._kernel("row_cuts")(self._colstart, self._colstop, self._indices, parts)
+        return np.empty((0, self.n), dtype=np.int64)
 
     def _chunks(self, lo, hi, work, cum, threads):
         """Cut columns lo..hi-1 into chunks of about equal work for `threads` threads.
@@ -305,17 +317,18 @@ class CpuEngine(Engine):
         estimate = estimate[sequence]
         cum = np.cumsum(estimate)
         work = flops[sequence] + 1
+        cuts = self._row_cuts(flops)
         expand_columns = self._kernel("expand_columns")
 
         def run(rng):
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             return expand_columns(
-                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._data, flops, sequence, lo, hi,
-                cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
+                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._data, flops, cuts, sequence, lo,
+                hi, cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
             )
 
-        fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1)
+        fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1) + cuts.nbytes
         heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
         fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros(self.n, dtype=np.int64)
@@ -367,6 +380,13 @@ class CpuEngine(Engine):
             seconds=time.perf_counter() - t0,
             extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None},
         )
+
+
+def _row_parts(n):
+    """In how many row ranges a heavy column of an n-row matrix, expanded alone,
+    fills its accumulator: enough that each range's doubles take at most
+    ``PART_BYTES``."""
+    return max(1, -(-8 * n // C.PART_BYTES))
 
 
 def _physical_memory():
