@@ -314,6 +314,8 @@ def test_heavy_columns_filled_in_row_ranges_give_the_same_iterands(gavin, parts,
     spread = np.argsort(np.random.default_rng(1).permutation(n))  # Gavin's nodes land all over the rows
     padded = padded[spread][:, spread].tocsc()
     padded.sort_indices()
+    assert [_row_parts(m) for m in (65_536, 65_537, 200_000, 262_144, 262_145, 1_000_000)] == [1, 2, 4, 4, 1, 1]
+    monkeypatch.setattr(_constants, "PART_MAX", parts)
     runs = []
     for bytes_per_range in (8 * n, -(-8 * n // parts)):
         monkeypatch.setattr(_constants, "PART_BYTES", bytes_per_range)

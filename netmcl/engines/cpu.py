@@ -385,8 +385,9 @@ class CpuEngine(Engine):
 def _row_parts(n):
     """In how many row ranges a heavy column of an n-row matrix, expanded alone,
     fills its accumulator: enough that each range's doubles take at most
-    ``PART_BYTES``."""
-    return max(1, -(-8 * n // C.PART_BYTES))
+    ``PART_BYTES``, or one where that would take more than ``PART_MAX``."""
+    parts = max(1, -(-8 * n // C.PART_BYTES))
+    return parts if parts <= C.PART_MAX else 1
 
 
 def _physical_memory():
