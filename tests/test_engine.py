@@ -286,7 +286,7 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
     params = MclParams.build(inflation=2.0)
     start = start_matrix(gavin, params)
     n0, pad = start.shape[0], 300_000
-    padded = sp.block_diag([start, sp.identity(pad, dtype=np.float32, format="csc")], format="csc")
+    padded = _padded(start, n0 + pad)
     alone, big = CpuEngine(threads=1), CpuEngine(threads=1)
     alone.load(start, n_rule=n0 + pad)
     big.load(padded)
@@ -310,7 +310,7 @@ def test_heavy_columns_filled_in_row_ranges_give_the_same_iterands(gavin, parts,
     params = MclParams.build(inflation=2.0)
     start = start_matrix(gavin, params)
     n = 70_000
-    padded = sp.block_diag([start, sp.identity(n - start.shape[0], dtype=np.float32, format="csc")], format="csc")
+    padded = _padded(start, n)
     spread = np.argsort(np.random.default_rng(1).permutation(n))  # Gavin's nodes land all over the rows
     padded = padded[spread][:, spread].tocsc()
     padded.sort_indices()
@@ -331,6 +331,11 @@ def test_heavy_columns_filled_in_row_ranges_give_the_same_iterands(gavin, parts,
     assert (one, split) == (1, parts)
     assert heavy == heavy_split > 10
     assert all(_same(a, b) for a, b in zip(whole, ranged))
+
+
+def _padded(start, n):
+    """The start matrix `start` followed by isolated nodes (a loop each) up to n nodes."""
+    return sp.block_diag([start, sp.identity(n - start.shape[0], dtype=np.float32, format="csc")], format="csc")
 
 
 def _top_left(m, n0):

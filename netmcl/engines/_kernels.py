@@ -763,8 +763,9 @@ def expand_columns(
     cuts : int64 array, shape (parts - 1, n)
         ``row_cuts(colstart, colstop, indices, parts)``: a heavy column
         expanded alone fills its accumulator one row range after the other,
-        so that the range being filled stays in L2 (``row_parts``).  Each
-        row still receives its products over k ascending.  No rows: one range.
+        so that the range being filled stays in L2 (``CpuEngine._row_cuts``).
+        Each row still receives its products over k ascending.  No rows: one
+        range.
     order : int64 array
         The columns in the order they are computed.  Heavy columns next to
         each other in it are expanded together, and do best when their
