@@ -51,8 +51,8 @@ MODULE = "_netmcl_kernels"
 _ROOT = Path(__file__).resolve().parent
 
 _WORK = (
-    "Tuple((float64[::1], uint8[::1], uint64[::1], int32[::1], float64[::1], int32[::1], float32[::1], float32[::1],"
-    " uint8[::1], int64[::1], int64[::1], int32[::1], uint8[::1], float32[:, ::1]))"
+    "Tuple((float64[::1], uint8[::1], uint64[::1], int32[::1], int32[::1], float64[::1], int32[::1], float32[::1],"
+    " float32[::1], uint8[::1], int64[::1], int64[::1], int32[::1], uint8[::1], float32[:, ::1]))"
 )
 _BYTES = "Array(uint8, 1, 'C', readonly=True)"
 
@@ -60,7 +60,8 @@ _BYTES = "Array(uint8, 1, 'C', readonly=True)"
 #: pass exactly these types: CSC arrays are int64 column pointers, int32 rows
 #: and float32 values, C-contiguous.
 KERNELS = {
-    "column_flops": ("netmcl.engines._kernels", "column_flops", "int64[::1], int64[::1], int32[::1]"),
+    "block_cuts": ("netmcl.engines._kernels", "block_cuts", "int64[::1], int64[::1], int32[::1], int64"),
+    "column_flops": ("netmcl.engines._kernels", "column_flops", "int64[::1], int64[::1], int64[:, ::1], int32[::1]"),
     "column_leaders": ("netmcl.engines._kernels", "column_leaders", "int64[::1], int64[::1], int32[::1], float32[::1]"),
     "expand_columns": (
         "netmcl.engines._kernels",
@@ -70,7 +71,7 @@ KERNELS = {
     ),
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
-    "row_cuts": ("netmcl.engines._kernels", "row_cuts", "int64[::1], int64[::1], int32[::1], int64"),
+    "full_rows_u16": ("netmcl.engines._kernels", "full_rows", "int64[::1], int64[::1], int64[:, ::1], uint16[::1]"),
     "run_size": ("netmcl.engines._kernels", "run_size", "int64"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64"),
@@ -80,11 +81,12 @@ KERNELS = {
     "scan_abc": ("netmcl.io._scan", "scan_abc", f"{_BYTES}, boolean, float64[::1]"),
     "scan_native": ("netmcl.io._scan", "scan_native", f"{_BYTES}, int64, int64, float64[::1]"),
 }
-#: the engine's kernels also compiled for uint16 rows (matrices of at most 65,536 nodes), named ``<name>_u16``
+#: the engine's kernels also compiled for uint16 rows (matrices of at most 262,144 nodes, in row blocks past
+#: 65,536), named ``<name>_u16``
 KERNELS.update(
     (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", 1)))
     for name, (module, function, args) in list(KERNELS.items())
-    if name in ("column_flops", "column_leaders", "expand_columns", "row_cuts")
+    if name in ("column_flops", "column_leaders", "expand_columns")
 )
 
 #: the files whose content the compiled module depends on
@@ -112,7 +114,8 @@ def kernels():
     >>> import numpy as np
     >>> K = kernels()
     >>> indptr = np.array([0, 1, 3], dtype=np.int64)
-    >>> K.column_flops(indptr[:-1], indptr[1:], np.array([1, 0, 1], dtype=np.int32)).tolist()
+    >>> one_block = np.empty((0, 2), dtype=np.int64)
+    >>> K.column_flops(indptr[:-1], indptr[1:], one_block, np.array([1, 0, 1], dtype=np.int32)).tolist()
     [2, 3]
     """
     if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":

@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import netmcl
+from netmcl._csc import CscMatrix
 from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
 from netmcl.engines.cpu import SERIAL_WORK, parse_memory
@@ -290,7 +291,8 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
     alone, big = CpuEngine(threads=1), CpuEngine(threads=1)
     alone.load(start, n_rule=n0 + pad)
     big.load(padded)
-    flops = kernels().column_flops(start.indptr[:-1], start.indptr[1:], start.indices.astype(np.int32))
+    one_block = np.empty((0, n0), dtype=np.int64)
+    flops = kernels().column_flops(start.indptr[:-1], start.indptr[1:], one_block, start.indices.astype(np.int32))
     assert (flops * SORT_BELOW < n0 + pad).any() and (flops > 0).all()
     for it in range(1, 4):
         inflation = inflation_at(params, it)
@@ -298,39 +300,39 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
         assert _same(alone.result(), _top_left(big.result(), n0))
 
 
-@pytest.mark.parametrize("parts", [2, 7])
-def test_heavy_columns_filled_in_row_ranges_give_the_same_iterands(gavin, parts, monkeypatch):
-    """A heavy column expanded alone (graphs past the vector path's size) fills its
-    accumulator one row range after the other; each row still gets its products
-    over k ascending.  Gavin's network spread over 70,000 nodes (the rest
-    isolated), in 1, 2 and 7 ranges."""
-    from netmcl.engines import _constants
-    from netmcl.engines.cpu import CpuEngine, _row_parts
+@pytest.mark.parametrize("n", [70_000, 200_000])
+def test_rows_in_blocks_give_the_iterands_of_whole_rows(gavin, n):
+    """Past 65,536 nodes rows are kept as uint16 offsets in blocks of 65,536 rows,
+    and a heavy column fills its accumulator one block after the other; each row
+    still gets its products over k ascending.  Gavin's network and a dense
+    community of 400 nodes spread over 70,000 and 200,000 nodes (the rest
+    isolated): 2 and 4 blocks, the same bits as int32 rows in one block, on
+    the dense, sparse and heavy paths."""
+    from netmcl.engines.cpu import CpuEngine
 
     params = MclParams.build(inflation=2.0)
-    start = start_matrix(gavin, params)
-    n = 70_000
+    dense_community = start_matrix(_communities(400, 400, 300, seed=5), params)
+    start = sp.block_diag([start_matrix(gavin, params), dense_community], format="csc")
     padded = _padded(start, n)
     spread = np.argsort(np.random.default_rng(1).permutation(n))  # Gavin's nodes land all over the rows
     padded = padded[spread][:, spread].tocsc()
     padded.sort_indices()
-    assert [_row_parts(m) for m in (65_536, 65_537, 200_000, 262_144, 262_145, 1_000_000)] == [1, 2, 4, 4, 1, 1]
-    monkeypatch.setattr(_constants, "PART_MAX", parts)
-    runs = []
-    for bytes_per_range in (8 * n, -(-8 * n // parts)):
-        monkeypatch.setattr(_constants, "PART_BYTES", bytes_per_range)
-        engine = CpuEngine(threads=2)
+    engines = blocked, whole = CpuEngine(threads=2), CpuEngine(threads=2, narrow_rows=False)
+    for engine in engines:
         engine.load(padded)
-        heavy, iterands = 0, []
-        for it in range(1, 4):
-            heavy += int(engine._heavy(engine._column_estimates(params.pruning())[0]).sum())
-            engine.iterate(inflation_at(params, it), params.pruning())
-            iterands.append(engine.result().copy())
-        runs.append((_row_parts(n), heavy, iterands))
-    (one, heavy, whole), (split, heavy_split, ranged) = runs
-    assert (one, split) == (1, parts)
-    assert heavy == heavy_split > 10
-    assert all(_same(a, b) for a, b in zip(whole, ranged))
+    assert blocked._cuts.shape == (-(-n // 65_536) - 1, n) and blocked._indices.dtype == np.uint16
+    assert whole._cuts.shape == (0, n) and whole._indices.dtype == np.int32
+    assert _same(blocked.result(), CscMatrix.of(padded))
+    heavy, dense, sparse = 0, 0, 0
+    for it in range(1, 4):
+        flops = [e._column_estimates(params.pruning())[0] for e in engines]
+        assert (flops[0] == flops[1]).all()
+        heavy += int(blocked._heavy(flops[0]).sum())
+        stats = [e.iterate(inflation_at(params, it), params.pruning()) for e in engines]
+        assert stats[0].chaos == stats[1].chaos and stats[0].dense_path == stats[1].dense_path
+        dense, sparse = dense + stats[0].dense_path, sparse + n - stats[0].dense_path
+        assert _same(blocked.result(), whole.result())
+    assert heavy > 10 and dense > heavy and sparse > 0
 
 
 def _padded(start, n):
@@ -340,7 +342,6 @@ def _padded(start, n):
 
 def _top_left(m, n0):
     """The first n0 columns and rows of a CscMatrix whose first n0 columns only hold rows below n0."""
-    from netmcl._csc import CscMatrix
 
     indptr = m.indptr[: n0 + 1]
     return CscMatrix(indptr, m.indices[: indptr[-1]], m.data[: indptr[-1]], n0)
@@ -348,7 +349,7 @@ def _top_left(m, n0):
 
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
 def test_narrow_rows_give_the_wide_iterands(network):
-    """uint16 rows (graphs of at most 65,536 nodes) give the bits of int32 rows."""
+    """uint16 rows (graphs of at most 65,536 nodes: one row block) give the bits of int32 rows."""
     from netmcl.engines.cpu import CpuEngine
 
     graph = _abc(network)
@@ -365,9 +366,10 @@ def test_narrow_rows_give_the_wide_iterands(network):
         assert narrow.result().indices.dtype == np.int32
 
 
-@pytest.mark.parametrize("n, rows", [(65536, np.uint16), (65537, np.int32)])
-def test_rows_are_narrow_up_to_65536_nodes(n, rows):
-    """A ring of n nodes: row numbers up to 65,535 fit in uint16, and the clusters are right."""
+@pytest.mark.parametrize("n, rows, blocks", [(65_536, np.uint16, 1), (65_537, np.uint16, 2), (262_145, np.int32, 1)])
+def test_rows_are_narrow_up_to_262144_nodes(n, rows, blocks):
+    """A ring of n nodes: rows are uint16 (in blocks of 65,536 past 65,536 nodes)
+    up to 262,144 nodes, and the first iterand is right."""
     from netmcl.engines.cpu import CpuEngine
 
     nodes = np.arange(n)
@@ -375,7 +377,7 @@ def test_rows_are_narrow_up_to_65536_nodes(n, rows):
     params = MclParams()
     engine = CpuEngine(threads=1)
     engine.load(start_matrix(graph, params))
-    assert engine._indices.dtype == rows
+    assert engine._indices.dtype == rows and engine._cuts.shape == (blocks - 1, n)
     engine.iterate(inflation_at(params, 1), params.pruning())
     result = engine.result()
     assert result.indices.dtype == np.int32 and result.indices.max() == n - 1

@@ -33,9 +33,15 @@ float32 multiply, a widening and a double add, exactly the scalar statement;
 a lane whose column does not read the entry adds ``+0.0``, which changes no
 sum.  The caller chooses the order in which the columns are computed, so that
 columns of one community, whose patterns overlap, come together.  On larger
-graphs a heavy column is expanded alone, one row range after the other
-(``row_cuts``), so that the part of its accumulator being filled stays in L2;
-each row still receives its products over k ascending.
+graphs a heavy column is expanded alone.
+
+Rows are stored as uint16 on matrices of up to 262,144 nodes: past 65,536 as
+offsets within row blocks of 65,536 (``BLOCK_SHIFT``), a column's entries
+stored block after block with ``cuts`` saying where each block starts
+(``_block``).  Each entry then takes 6 bytes instead of 8, and the expansion
+reads a quarter less.  A heavy column fills its accumulator one block after
+the other, so that the part being filled (512 KB) stays in L2; each row still
+receives its products over k ascending.
 
 A light column's rows are listed as they are first reached and put in order
 through a bitmap of the rows (``_gather``), not sorted: sorting was half of
@@ -52,6 +58,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from ._constants import (
+    BLOCK_MASK,
+    BLOCK_SHIFT,
     GROUP_BYTES,
     GROUP_MAX,
     LANES,
@@ -75,34 +83,61 @@ from ._constants import (
 
 
 @njit(cache=True, nogil=True)
-def column_flops(colstart, colstop, indices):
+def _block(colstart, colstop, cuts, k, h):
+    """The entries of column k in row block h (``BLOCK_SHIFT``): where its rows
+    are ``h * 2**BLOCK_SHIFT`` plus the stored offsets.  `cuts`, shape
+    (blocks - 1, n), holds where each block after the first starts; a matrix
+    in one block has none."""
+    low = colstart[k] if h == 0 else cuts[h - 1, k]
+    high = colstop[k] if h == cuts.shape[0] else cuts[h, k]
+    return uintp(low), uintp(high)
+
+
+@njit(cache=True, nogil=True)
+def _pattern(colstart, colstop, cuts, indices, j, out):
+    """Write the rows of column j (block offsets added) to `out`, in the order
+    stored; return how many."""
+    m = 0
+    for h in range(cuts.shape[0] + 1):
+        base = uintp(h) << uintp(BLOCK_SHIFT)
+        low, high = _block(colstart, colstop, cuts, j, h)
+        for p in range(low, high):
+            out[m] = base + uintp(indices[p])
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def column_flops(colstart, colstop, cuts, indices):
     """Per column j, the expansion work: the summed lengths of the columns it reads
-    (column k's entries are ``colstart[k] .. colstop[k] - 1``)."""
+    (column k's entries are ``colstart[k] .. colstop[k] - 1``, in row blocks
+    split by `cuts`, see ``_block``)."""
     n = colstart.size
     flops = np.zeros(n, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
     for j in range(n):
         f = 0
-        for p in range(uintp(colstart[j]), uintp(colstop[j])):
-            k = uintp(indices[p])
+        for t in range(_pattern(colstart, colstop, cuts, indices, j, rows)):
+            k = rows[t]
             f += colstop[k] - colstart[k]
         flops[j] = f
     return flops
 
 
 @njit(cache=True, nogil=True)
-def row_cuts(colstart, colstop, indices, parts):
-    """Where each column's rows cross into the next of `parts` equal row ranges.
+def block_cuts(colstart, colstop, indices, blocks):
+    """Where each column's rows (int32) cross into the next of `blocks` row blocks.
 
     ``cuts[h - 1, k]`` is the first entry of column k whose row is at least
-    ``h * n // parts`` (h = 1 .. parts - 1; n = ``colstart.size``): entries
-    ``cuts[h - 1, k] .. cuts[h, k] - 1`` hold column k's rows in range h.
+    ``h * 2**BLOCK_SHIFT`` (h = 1 .. blocks - 1): entries ``cuts[h - 1, k] ..
+    cuts[h, k] - 1`` hold column k's rows in block h.
     """
     n = colstart.size
-    cuts = np.empty((max(parts - 1, 0), n), dtype=np.int64)
+    cuts = np.empty((max(blocks - 1, 0), n), dtype=np.int64)
     for k in range(n):
         low, high = colstart[k], colstop[k]
-        for h in range(1, parts):
-            bound = h * n // parts
+        for h in range(1, blocks):
+            bound = h << BLOCK_SHIFT
             a, b = low, high
             while a < b:
                 mid = (a + b) >> 1
@@ -113,6 +148,19 @@ def row_cuts(colstart, colstop, indices, parts):
             cuts[h - 1, k] = a
             low = a
     return cuts
+
+
+@njit(cache=True, nogil=True)
+def full_rows(colstart, colstop, cuts, indices):
+    """The rows of every stored entry, block offsets added, as int32 (in the order stored)."""
+    n = colstart.size
+    rows = np.empty(indices.size, dtype=np.int32)
+    column = np.empty(n, dtype=np.int32)
+    for k in range(n):
+        start = colstart[k]
+        m = _pattern(colstart, colstop, cuts, indices, k, column)
+        rows[start : start + m] = column[:m]
+    return rows
 
 
 @njit(cache=True, nogil=True)
@@ -398,22 +446,24 @@ def _add_products(colstart, colstop, indices, data, k, f, acc, ahead, ahead_end)
 
 
 @njit(cache=True, nogil=True)
-def _next_column(colstart, colstop, indices, p, end):
-    """The entry range of the column read after the one at position p of a
-    column's pattern ending at `end` (empty after the last).
+def _next_column(colstart, colstop, cuts, pattern, t, m):
+    """The entry range of the column read after ``pattern[t]``, of the m
+    columns a column reads (empty after the last).
 
-    Also prefetches the start and stop of the column read after that one:
-    they are looked up at random, and once the columns streamed through the
-    caches have evicted them, a miss there stalls the pipeline (gen-50k's
-    second iteration runs 6-10 % faster with this prefetch).
+    Also prefetches the start, stop and block cuts of the column read after
+    that one: they are looked up at random, and once the columns streamed
+    through the caches have evicted them, a miss there stalls the pipeline
+    (gen-50k's second iteration runs 6-10 % faster with this prefetch).
     """
-    nxt = uintp(p) + uintp(1)
-    if nxt < uintp(end):
+    nxt = uintp(t) + uintp(1)
+    if nxt < uintp(m):
         later = nxt + uintp(1)
-        if later < uintp(end):
-            col = uintp(indices[later])
+        if later < uintp(m):
+            col = uintp(pattern[later])
             _prefetch_line(colstart, colstop, col, col + uintp(1))
-        k = uintp(indices[nxt])
+            for h in range(cuts.shape[0]):
+                _prefetch_line(cuts[h], cuts[h], col, col + uintp(1))
+        k = uintp(pattern[nxt])
         return uintp(colstart[k]), uintp(colstop[k])
     return uintp(0), uintp(0)
 
@@ -488,8 +538,8 @@ def _lanes(factors, t, first):
 
 
 @njit(cache=True, nogil=True)
-def _expand_heavy(n, colstart, colstop, indices, data, cols, first, size, group, flops, sharing, buf, heads, ends, ks,
-                  halves, factors):
+def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, group, flops, sharing, buf, heads, ends,
+                  ks, halves, factors):
     """Accumulate the heavy dense-path columns cols[first .. first+size-1] together.
 
     The columns read are visited once for the whole group, in ascending
@@ -504,6 +554,8 @@ def _expand_heavy(n, colstart, colstop, indices, data, cols, first, size, group,
     Returns the stride of the interleaved accumulators (RUN, or LANES for a
     run of at most LANES columns, whose accumulators then take 64 bytes a
     row, half as many cache lines), or 0 where the lanes were not used.
+    Runs of several columns are taken only on matrices of one row block
+    (`cuts` empty: ``run_size``).
     """
     u, work = _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors)
     stride = LANES if size <= LANES else RUN
@@ -512,7 +564,7 @@ def _expand_heavy(n, colstart, colstop, indices, data, cols, first, size, group,
             k = ks[t]
             lo = _lanes(factors, t, 0)
             hi = _lanes(factors, t, LANES)
-            ahead, ahead_end = _next_column(colstart, colstop, ks, t, u)
+            ahead, ahead_end = _next_column(colstart, colstop, cuts, ks, t, u)
             both = halves[t] == 3
             f = lo if halves[t] == 1 else hi
             shift = uintp(0) if halves[t] == 1 else uintp(LANES)
@@ -563,7 +615,7 @@ def _next_read(factors, t, u, low, high):
 
 
 @njit(cache=True, nogil=True)
-def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, bits, rows, vals):
+def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched, bits, rows, vals):
     """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
     Sums run over k ascending in a double accumulator; sums that are exactly
@@ -571,26 +623,30 @@ def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, bits, ro
     all weights are positive, so ``acc[i] == 0`` means "not reached yet", and
     a product that underflows to zero adds nothing -- and put in order
     (``_gather``), so a light column never scans all n rows of the accumulator.
+    Its rows go to `pattern` first (``_pattern``).
     """
     u = 0
-    col_end = uintp(colstop[j])
-    for p in range(uintp(colstart[j]), col_end):
-        k = uintp(indices[p])
-        f = data[p]
-        ahead, ahead_end = _next_column(colstart, colstop, indices, p, col_end)
-        q, end = uintp(colstart[k]), uintp(colstop[k])
-        while q < end:
-            stop = min(q + uintp(LINE), end)
-            ahead = _prefetch_line(indices, data, ahead, ahead_end)
-            for r in range(q, stop):
-                i = uintp(indices[r])
-                prod = np.float64(f * data[r])
-                a = acc[i]
-                if a == 0.0 and prod != 0.0:
-                    touched[u] = i
-                    u += 1
-                acc[i] = a + prod
-            q = stop
+    m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+    first = uintp(colstart[j])
+    for t in range(m):
+        k = uintp(pattern[t])
+        f = data[first + uintp(t)]
+        ahead, ahead_end = _next_column(colstart, colstop, cuts, pattern, t, m)
+        for h in range(cuts.shape[0] + 1):
+            base = uintp(h) << uintp(BLOCK_SHIFT)
+            q, end = _block(colstart, colstop, cuts, k, h)
+            while q < end:
+                stop = min(q + uintp(LINE), end)
+                ahead = _prefetch_line(indices, data, ahead, ahead_end)
+                for r in range(q, stop):
+                    i = base + uintp(indices[r])
+                    prod = np.float64(f * data[r])
+                    a = acc[i]
+                    if a == 0.0 and prod != 0.0:
+                        touched[u] = i
+                        u += 1
+                    acc[i] = a + prod
+                q = stop
         _prefetch_rest(indices, data, ahead, ahead_end)
     if u * 16 > n:
         return _scan(n, acc, rows, vals, 0, 1)
@@ -598,30 +654,33 @@ def _expand_light(n, colstart, colstop, indices, data, j, acc, touched, bits, ro
 
 
 @njit(cache=True, nogil=True)
-def _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, bits, rows, vals):
+def _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched, bits, rows, vals):
     """Expand column j with exact double products (mcl's sparse path).
 
     Every row reached is an entry, even one whose sum rounds to a float32
     zero (possible when pruning is off and tiny values survive).
     """
     u = 0
-    col_end = uintp(colstop[j])
-    for p in range(uintp(colstart[j]), col_end):
-        k = uintp(indices[p])
-        f = np.float64(data[p])
-        ahead, ahead_end = _next_column(colstart, colstop, indices, p, col_end)
-        q, end = uintp(colstart[k]), uintp(colstop[k])
-        while q < end:
-            stop = min(q + uintp(LINE), end)
-            ahead = _prefetch_line(indices, data, ahead, ahead_end)
-            for r in range(q, stop):
-                i = uintp(indices[r])
-                if mark[i] == 0:
-                    mark[i] = 1
-                    touched[u] = i
-                    u += 1
-                acc[i] += f * np.float64(data[r])
-            q = stop
+    m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+    first = uintp(colstart[j])
+    for t in range(m):
+        k = uintp(pattern[t])
+        f = np.float64(data[first + uintp(t)])
+        ahead, ahead_end = _next_column(colstart, colstop, cuts, pattern, t, m)
+        for h in range(cuts.shape[0] + 1):
+            base = uintp(h) << uintp(BLOCK_SHIFT)
+            q, end = _block(colstart, colstop, cuts, k, h)
+            while q < end:
+                stop = min(q + uintp(LINE), end)
+                ahead = _prefetch_line(indices, data, ahead, ahead_end)
+                for r in range(q, stop):
+                    i = base + uintp(indices[r])
+                    if mark[i] == 0:
+                        mark[i] = 1
+                        touched[u] = i
+                        u += 1
+                    acc[i] += f * np.float64(data[r])
+                q = stop
         _prefetch_rest(indices, data, ahead, ahead_end)
     for t in range(u):
         mark[touched[t]] = 0
@@ -722,7 +781,8 @@ def _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, 
 @njit(cache=True, nogil=True)
 def work_arrays(n):
     """A thread's work arrays for ``expand_columns`` on an n-row matrix:
-    accumulator, marks, row bitmap and row list of one column; the heavy runs'
+    accumulator, marks, row bitmap and row list of one column; the rows of the
+    column being expanded (the columns it reads); the heavy runs'
     accumulators (the first one when runs have one column); the expanded
     column's rows, values, partition scratch and flags; the union walk's
     heads, ends, rows read, halves and factors.  Accumulators start zeroed."""
@@ -731,7 +791,7 @@ def work_arrays(n):
     acc = np.zeros(n)
     return (
         acc, np.zeros(n, dtype=np.uint8), np.zeros((n + 63) // 64, dtype=np.uint64), np.empty(n, dtype=np.int32),
-        np.zeros(run * n) if run > 1 else acc,
+        np.empty(n, dtype=np.int32), np.zeros(run * n) if run > 1 else acc,
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32),
         np.empty(n, dtype=np.uint8),
         np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
@@ -755,17 +815,19 @@ def expand_columns(
         Number of rows (= columns) of the matrix.
     colstart, colstop, indices, data : arrays
         The column-stochastic matrix: column k's rows and values are
-        ``indices[colstart[k] : colstop[k]]`` and ``data[...]`` (int64, int32
-        or uint16, float32), rows ascending.  The columns may be stored in
-        any order (for a CSC matrix, ``indptr[:-1]`` and ``indptr[1:]``).
+        ``indices[colstart[k] : colstop[k]]`` and ``data[...]`` (int32 or
+        uint16, float32), rows ascending.  The columns may be stored in any
+        order (for a CSC matrix, ``indptr[:-1]`` and ``indptr[1:]``).
     flops : int64 array
         Per column, the expansion work (``column_flops``).
-    cuts : int64 array, shape (parts - 1, n)
-        ``row_cuts(colstart, colstop, indices, parts)``: a heavy column
-        expanded alone fills its accumulator one row range after the other,
-        so that the range being filled stays in L2 (``CpuEngine._row_cuts``).
-        Each row still receives its products over k ascending.  No rows: one
-        range.
+    cuts : int64 array, shape (blocks - 1, n)
+        Where each column's row blocks after the first start (``_block``;
+        ``block_cuts`` for an int32 matrix): in block h a row is
+        ``h * 2**BLOCK_SHIFT`` plus the offset stored in `indices`.  No rows:
+        one block, rows stored whole.  A heavy column expanded alone fills
+        its accumulator one block after the other, so that the block being
+        filled stays in L2; each row still receives its products over k
+        ascending.
     order : int64 array
         The columns in the order they are computed.  Heavy columns next to
         each other in it are expanded together, and do best when their
@@ -797,25 +859,26 @@ def expand_columns(
 
     Returns
     -------
-    counts : int64 array
-        Entries kept per column, in the order computed.
+    counts : int64 array, shape (pos_hi - pos_lo, blocks)
+        Entries kept per column and row block, in the order computed.
     out_idx, out_val : arrays
         The kept entries, column after column in the order computed, rows
-        ascending (rows of the type of `indices`).
+        ascending (stored as in `indices`: offsets in their block).
     chaos : float
         The largest chaos of the columns (-inf for no column).
     stats : float64 array
         Counters, see the ``STAT_*`` slots.
     """
     ncols = pos_hi - pos_lo
-    counts = np.zeros(ncols, dtype=np.int64)
     out_idx = np.empty(max(room, 1), dtype=indices.dtype)
     out_val = np.empty(max(room, 1), dtype=np.float32)
     n_out = 0
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
     chaos_max = -np.inf  # mcl's maximum can be negative: (max - sum of squares) < 0
-    acc, mark, bits, touched, buf, rows, vals, scratch, keep, heads, ends, ks, halves, factors = work
+    acc, mark, bits, touched, pattern, buf, rows, vals, scratch, keep, heads, ends, ks, halves, factors = work
+    blocks = cuts.shape[0] + 1
+    counts = np.zeros((ncols, blocks), dtype=np.int64)
     group = group_size(n)
     run = run_size(n)
     pos = pos_lo
@@ -832,20 +895,22 @@ def expand_columns(
         lanes = 0
         if size > 1:
             lanes = _expand_heavy(
-                n, colstart, colstop, indices, data, order, pos, size, group, run_flops, lane_sharing, buf, heads, ends,
-                ks, halves, factors,
+                n, colstart, colstop, cuts, indices, data, order, pos, size, group, run_flops, lane_sharing, buf, heads,
+                ends, ks, halves, factors,
             )
         elif size == 1:
+            # one row block after the other, each block's part of the accumulator staying in L2
             j = order[pos]
-            end = uintp(colstop[j])
-            parts = cuts.shape[0] + 1
-            for h in range(parts):
-                # the entries of the columns read that fall in row range h
+            m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+            first = uintp(colstart[j])
+            for h in range(blocks):
                 low = colstart if h == 0 else cuts[h - 1]
-                high = colstop if h == parts - 1 else cuts[h]
-                for p in range(uintp(colstart[j]), end):
-                    ahead, ahead_end = _next_column(low, high, indices, p, end)
-                    _add_products(low, high, indices, data, uintp(indices[p]), data[p], buf, ahead, ahead_end)
+                high = colstop if h == blocks - 1 else cuts[h]
+                part = buf[uintp(h) << uintp(BLOCK_SHIFT) :]
+                for t in range(m):
+                    ahead, ahead_end = _next_column(low, high, cuts[:0], pattern, t, m)
+                    _add_products(low, high, indices, data, uintp(pattern[t]), data[first + uintp(t)], part, ahead,
+                                  ahead_end)
         for b in range(max(size, 1)):
             j = order[pos]
             if lanes:
@@ -856,18 +921,25 @@ def expand_columns(
                 m = _scan(n, buf, rows, vals, b * n, 1)
                 stats[STAT_DENSE_PATH] += 1
             elif flops[j] * 10 >= n_rule:  # mcl's rule for its dense product path
-                m = _expand_light(n, colstart, colstop, indices, data, j, acc, touched, bits, rows, vals)
+                m = _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched, bits, rows, vals)
                 stats[STAT_DENSE_PATH] += 1
             else:
-                m = _expand_sparse(n, colstart, colstop, indices, data, j, acc, mark, touched, bits, rows, vals)
+                m = _expand_sparse(
+                    n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched, bits, rows, vals
+                )
             m, chaos = _prune_column(j, rows, vals, m, cut, select, recover, pct, inflation, keep, scratch, stats)
             chaos_max = max(chaos_max, chaos)
             if n_out + m > out_idx.size:
                 out_idx, out_val = _grown(out_idx, out_val, n_out, n_out + m)
-            out_idx[n_out : n_out + m] = rows[:m]
+            if blocks > 1:  # rows ascending: block after block
+                for t in range(m):
+                    out_idx[n_out + t] = rows[t] & BLOCK_MASK
+                    counts[pos - pos_lo, rows[t] >> BLOCK_SHIFT] += 1
+            else:
+                out_idx[n_out : n_out + m] = rows[:m]
+                counts[pos - pos_lo, 0] = m
             out_val[n_out : n_out + m] = vals[:m]
             n_out += m
-            counts[pos - pos_lo] = m
             pos += 1
     return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats
 

@@ -12,9 +12,12 @@ memory is bounded by the phase rather than by the whole iteration.  The
 unpruned expanded matrix is never held: each column is pruned as soon as it is
 expanded.
 
-The iterands of a matrix of at most 65,536 nodes keep their row numbers as
+The iterands of a matrix of at most 262,144 nodes keep their row numbers as
 uint16 (6 bytes an entry, against mcl's 8): a quarter less memory, and a
-quarter less for the expansion to read.  On Linux the next iterand is built
+quarter less for the expansion to read.  Past 65,536 nodes they are offsets
+in row blocks of 65,536 rows, a column's entries stored block after block, and
+the engine keeps, per column, where each block after the first starts
+(``cuts``).  On Linux the next iterand is built
 in anonymous mappings backed by 2 MiB pages where the kernel has them: the
 expansion reads it in scattered columns, and on the 10k- and 50k-node
 community graphs this takes 3-8 % off the run.
@@ -47,10 +50,12 @@ CHUNK_BYTES = 8 << 20
 #: an iteration whose expansion has fewer products than this runs on one thread:
 #: starting the threads and handing them chunks would cost more than it saves
 SERIAL_WORK = 1 << 22
-#: matrices of at most this many nodes keep their rows as uint16 in the engine
-NARROW_NODES = 1 << 16
-#: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded up), row lists, values, flags)
-SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 1
+#: matrices of at most this many nodes keep their rows as uint16 in the engine,
+#: in row blocks past 65,536
+NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
+#: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
+#: up), row lists, pattern, values, flags)
+SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 1
 #: the next iterand is built in anonymous mappings that may be remapped and
 #: backed by 2 MiB pages (Linux); elsewhere in numpy arrays
 _MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
@@ -138,10 +143,11 @@ class CpuEngine(Engine):
         also computed in column order; 0 always).  A speed setting only: the
         iterands are the same for every value.
     narrow_rows : bool, default True
-        Keep the row numbers of a matrix of at most 65,536 nodes as uint16:
-        an entry then takes 6 bytes instead of 8, so the iterands take a
-        quarter less memory and the expansion has a quarter less to read.
-        A memory and speed setting only: the iterands are the same either way.
+        Keep the row numbers of a matrix of at most 262,144 nodes as uint16
+        (past 65,536 nodes, as offsets in blocks of 65,536 rows): an entry
+        then takes 6 bytes instead of 8, so the iterands take a quarter less
+        memory and the expansion has a quarter less to read.  A memory and
+        speed setting only: the iterands are the same either way.
 
     Examples
     --------
@@ -162,8 +168,9 @@ class CpuEngine(Engine):
         self.narrow_rows = bool(narrow_rows)
         self._local = threading.local()
         # column k of the iterand: rows self._indices[self._colstart[k] : self._colstop[k]], values
-        # the same slice of self._data; self._indptr is set while the columns are stored in order
-        self._indptr = self._colstart = self._colstop = self._indices = self._data = None
+        # the same slice of self._data; self._indptr is set while the columns are stored in order;
+        # self._cuts[h - 1, k]: where column k's row block h starts (``_kernels._block``; no rows: one block)
+        self._indptr = self._colstart = self._colstop = self._indices = self._data = self._cuts = None
         self.n = 0
         self.n_rule = 0
 
@@ -176,32 +183,45 @@ class CpuEngine(Engine):
         m = CscMatrix.of(matrix)
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
-        rows = m.indices
+        rows, blocks = m.indices, np.zeros((self.n, 1), dtype=np.int64)
         if self.narrow_rows and self.n <= NARROW_NODES:
-            rows = rows.astype(np.uint16)
-        self._store(m.indptr, rows, m.data, None)
+            count = max(1, -(-self.n >> C.BLOCK_SHIFT))
+            if count > 1:
+                cuts = kernels().block_cuts(m.indptr[:-1], m.indptr[1:], rows, count)
+                blocks = np.diff(np.vstack([m.indptr[:-1], cuts, m.indptr[1:]]), axis=0).T
+            rows = rows.astype(np.uint16)  # the offset in the row's block: the low 16 bits
+        self._store(m.indptr, rows, m.data, None, blocks)
 
-    def _store(self, indptr, indices, data, order):
+    def _store(self, indptr, indices, data, order, blocks):
         """Keep an iterand whose columns are stored in `order` (None: 0, 1, ...),
-        `indptr` delimiting them in that order."""
+        `indptr` delimiting them in that order; `blocks[c, h]`: the entries of
+        the c-th column stored that lie in row block h."""
         self._indices, self._data = indices, data
+        starts = indptr[:-1]
         if order is None:
-            self._indptr, self._colstart, self._colstop = indptr, indptr[:-1], indptr[1:]
+            self._indptr, self._colstart, self._colstop = indptr, starts, indptr[1:]
         else:
             self._indptr = None
             self._colstart = np.empty(self.n, dtype=np.int64)
             self._colstop = np.empty(self.n, dtype=np.int64)
-            self._colstart[order] = indptr[:-1]
+            self._colstart[order] = starts
             self._colstop[order] = indptr[1:]
+        self._cuts = np.empty((blocks.shape[1] - 1, self.n), dtype=np.int64)
+        if blocks.shape[1] > 1:
+            stored = (starts[:, None] + np.cumsum(blocks[:, :-1], axis=1)).T
+            self._cuts[:, slice(None) if order is None else order] = stored
 
     def result(self):
+        rows = self._indices
+        if self._cuts.shape[0]:
+            rows = kernels().full_rows_u16(self._colstart, self._colstop, self._cuts, rows)
         if self._indptr is not None:
-            return CscMatrix(self._indptr, self._indices.astype(np.int32, copy=False), self._data, self.n)
+            return CscMatrix(self._indptr, rows.astype(np.int32, copy=False), self._data, self.n)
         counts = self._colstop - self._colstart
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         at = spans(self._colstart, counts)
-        return CscMatrix(indptr, self._indices[at].astype(np.int32), self._data[at], self.n)
+        return CscMatrix(indptr, rows[at].astype(np.int32), self._data[at], self.n)
 
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
@@ -227,7 +247,7 @@ class CpuEngine(Engine):
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
-        flops = self._kernel("column_flops")(self._colstart, self._colstop, self._indices)
+        flops = self._kernel("column_flops")(self._colstart, self._colstop, self._cuts, self._indices)
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
@@ -261,14 +281,6 @@ class CpuEngine(Engine):
         """The heavy columns: those `expand_columns` takes into runs (its test
         ``f * 10 < n_rule or f * 2 < n`` ends a run)."""
         return (flops * 10 >= self.n_rule) & (flops * 2 >= self.n)
-
-    def _row_cuts(self, flops):
-        """``row_cuts`` for the row ranges a heavy column expanded alone fills
-        one after the other (``_row_parts``; no rows for one range)."""
-        parts = _row_parts(self.n)
-        if parts > 1 and self._heavy(flops).any():
-            return self._kernel("row_cuts")(self._colstart, self._colstop, self._indices, parts)
-        return np.empty((0, self.n), dtype=np.int64)
 
     def _chunks(self, lo, hi, work, cum, threads):
         """Cut columns lo..hi-1 into chunks of about equal work for `threads` threads.
@@ -317,7 +329,7 @@ class CpuEngine(Engine):
         estimate = estimate[sequence]
         cum = np.cumsum(estimate)
         work = flops[sequence] + 1
-        cuts = self._row_cuts(flops)
+        cuts = self._cuts
         expand_columns = self._kernel("expand_columns")
 
         def run(rng):
@@ -331,7 +343,7 @@ class CpuEngine(Engine):
         fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1) + cuts.nbytes
         heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
         fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
-        counts = np.zeros(self.n, dtype=np.int64)
+        counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
         bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or _physical_memory()) // self._entry_bytes)
         likely = min(bound, self._indices.size + self.n + 1)
@@ -364,8 +376,8 @@ class CpuEngine(Engine):
             if pool:
                 pool.shutdown()
         indptr = np.zeros(self.n + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        self._store(indptr, out_idx.array(), out_val.array(), order)
+        np.cumsum(counts.sum(axis=1), out=indptr[1:])
+        self._store(indptr, out_idx.array(), out_val.array(), order, counts)
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
@@ -380,14 +392,6 @@ class CpuEngine(Engine):
             seconds=time.perf_counter() - t0,
             extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None},
         )
-
-
-def _row_parts(n):
-    """In how many row ranges a heavy column of an n-row matrix, expanded alone,
-    fills its accumulator: enough that each range's doubles take at most
-    ``PART_BYTES``, or one where that would take more than ``PART_MAX``."""
-    parts = max(1, -(-8 * n // C.PART_BYTES))
-    return parts if parts <= C.PART_MAX else 1
 
 
 def _physical_memory():
