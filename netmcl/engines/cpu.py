@@ -54,8 +54,8 @@ SERIAL_WORK = 1 << 22
 #: in row blocks past 65,536
 NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
 #: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
-#: up), row lists, pattern, values, flags)
-SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 1
+#: up), row lists, pattern, values, partition scratch, cutoff survivors)
+SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4
 #: the next iterand is built in anonymous mappings that may be remapped and
 #: backed by 2 MiB pages (Linux); elsewhere in numpy arrays
 _MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
