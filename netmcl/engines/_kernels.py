@@ -318,18 +318,30 @@ def _masked_mass(vals, n, bar):
 
 
 @njit(cache=True, nogil=True)
-def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals):
+def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals, fused):
     """Move the non-zero sums ``acc[first + i * stride]``, i = 0 .. n-1, into
-    rows/vals (rows i ascending) and clear them, measuring the column on the
-    way as ``_tally`` does.
+    rows/vals (rows i ascending) and clear them; return their count and the
+    column's ``_tally``.
 
     Branch-free: every row is written at the next free slot, which advances
     only past non-zero sums (a branch on them mispredicts when about half
-    the rows are reached).  A row not reached adds 0 to the tally, which
-    changes no sum.  Measuring here spares pruning its passes over the
-    expanded column (on the 200k-node graph 177,000 entries a column, of
-    which about 120 survive the cutoff).
+    the rows are reached).  `fused`: the column is measured on the way, a
+    row not reached adding 0 to the tally, which changes no sum.  That
+    spares a pass over a column that fills most rows (on the 200k-node graph
+    177,000 entries a column), but the tally's sum of squares is a chain of
+    dependent additions, which then runs over all n rows: a column filling
+    fewer than half of them is measured after the scan.
     """
+    if not fused:
+        m = 0
+        for i in range(uintp(n)):
+            at = uintp(first) + i * uintp(stride)
+            s = acc[at]
+            rows[m] = i
+            vals[m] = np.float32(s)
+            m += s != 0.0
+            acc[at] = 0.0
+        return m, _tally(rows, vals, m, cut, kept_rows, kept_vals)
     m = 0
     kept = 0
     peak = 0.0
@@ -906,6 +918,7 @@ def expand_columns(
     counts = np.zeros((ncols, blocks), dtype=np.int64)
     group = group_size(n)
     run = run_size(n)
+    full = True  # the last heavy column filled most rows
     pos = pos_lo
     while pos < pos_hi:
         # the run of heavy columns next in `order` on mcl's dense path, at most `run` long
@@ -939,8 +952,12 @@ def expand_columns(
         for b in range(max(size, 1)):
             j = order[pos]
             if size > 0:
-                # a heavy column: its accumulator is buf[b * n : (b + 1) * n], or lane b of the interleaved ones
-                m, tally = _scan(n, buf, rows, vals, b if lanes else b * n, max(lanes, 1), cut, kept_rows, kept_vals)
+                # a heavy column: its accumulator is buf[b * n : (b + 1) * n], or lane b of the interleaved ones;
+                # measured in the scan if the heavy column before filled most rows
+                m, tally = _scan(
+                    n, buf, rows, vals, b if lanes else b * n, max(lanes, 1), cut, kept_rows, kept_vals, full,
+                )
+                full = 2 * m > n
                 stats[STAT_DENSE_PATH] += 1
                 stats[STAT_LANES] += lanes > 0
             else:
@@ -951,7 +968,7 @@ def expand_columns(
                 else:
                     u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
                 if light and u * 16 > n:  # reading the whole accumulator is cheaper than ordering the rows
-                    m, tally = _scan(n, acc, rows, vals, 0, 1, cut, kept_rows, kept_vals)
+                    m, tally = _scan(n, acc, rows, vals, 0, 1, cut, kept_rows, kept_vals, 2 * u > n)
                 else:
                     m = _gather(n, u, acc, touched, bits, rows, vals)
                     tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)
