@@ -183,33 +183,29 @@ class CpuEngine(Engine):
         m = CscMatrix.of(matrix)
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
-        rows, blocks = m.indices, np.zeros((self.n, 1), dtype=np.int64)
+        rows, cuts = m.indices, np.empty((0, self.n), dtype=np.int64)
         if self.narrow_rows and self.n <= NARROW_NODES:
-            count = max(1, -(-self.n >> C.BLOCK_SHIFT))
-            if count > 1:
-                cuts = kernels().block_cuts(m.indptr[:-1], m.indptr[1:], rows, count)
-                blocks = np.diff(np.vstack([m.indptr[:-1], cuts, m.indptr[1:]]), axis=0).T
+            blocks = -(-self.n >> C.BLOCK_SHIFT)
+            if blocks > 1:
+                cuts = kernels().block_cuts(m.indptr[:-1], m.indptr[1:], rows, blocks)
             rows = rows.astype(np.uint16)  # the offset in the row's block: the low 16 bits
-        self._store(m.indptr, rows, m.data, None, blocks)
+        self._store(m.indptr, rows, m.data, None, cuts)
 
-    def _store(self, indptr, indices, data, order, blocks):
+    def _store(self, indptr, indices, data, order, cuts):
         """Keep an iterand whose columns are stored in `order` (None: 0, 1, ...),
-        `indptr` delimiting them in that order; `blocks[c, h]`: the entries of
-        the c-th column stored that lie in row block h."""
+        `indptr` delimiting them in that order; ``cuts[h - 1, c]``: where row
+        block h of the c-th column stored starts."""
         self._indices, self._data = indices, data
-        starts = indptr[:-1]
         if order is None:
-            self._indptr, self._colstart, self._colstop = indptr, starts, indptr[1:]
+            self._indptr, self._colstart, self._colstop = indptr, indptr[:-1], indptr[1:]
         else:
             self._indptr = None
             self._colstart = np.empty(self.n, dtype=np.int64)
             self._colstop = np.empty(self.n, dtype=np.int64)
-            self._colstart[order] = starts
+            self._colstart[order] = indptr[:-1]
             self._colstop[order] = indptr[1:]
-        self._cuts = np.empty((blocks.shape[1] - 1, self.n), dtype=np.int64)
-        if blocks.shape[1] > 1:
-            stored = (starts[:, None] + np.cumsum(blocks[:, :-1], axis=1)).T
-            self._cuts[:, slice(None) if order is None else order] = stored
+        self._cuts = np.empty((cuts.shape[0], self.n), dtype=np.int64)
+        self._cuts[:, slice(None) if order is None else order] = cuts
 
     def result(self):
         rows = self._indices
@@ -377,7 +373,8 @@ class CpuEngine(Engine):
                 pool.shutdown()
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts.sum(axis=1), out=indptr[1:])
-        self._store(indptr, out_idx.array(), out_val.array(), order, counts)
+        cuts = (indptr[:-1, None] + np.cumsum(counts[:, :-1], axis=1)).T  # blocks' starts, in the order stored
+        self._store(indptr, out_idx.array(), out_val.array(), order, cuts)
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
