@@ -75,10 +75,18 @@ KERNELS = {
     "run_size": ("netmcl.engines._kernels", "run_size", "int64"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64"),
-    "csc_max": ("netmcl._graph_kernels", "csc_max", "int64[::1], int64[::1], float32[::1], int64, boolean"),
+    "csc_max": (
+        "netmcl._graph_kernels",
+        "csc_max",
+        "int32[::1], int32[::1], float32[::1], int64, boolean, int32[::1], float32[::1]",
+    ),
     "weak_labels": ("netmcl._graph_kernels", "weak_labels", "int64[::1], int32[::1]"),
-    "join_spans": ("netmcl.io._scan", "join_spans", f"{_BYTES}, int64[:, ::1], int64"),
-    "scan_abc": ("netmcl.io._scan", "scan_abc", f"{_BYTES}, boolean, float64[::1]"),
+    "principal": ("netmcl._graph_kernels", "principal", "int64[::1], int32[::1], float32[::1], int64[::1]"),
+    "scan_abc": (
+        "netmcl.io._scan",
+        "scan_abc",
+        f"{_BYTES}, float64[::1], int64[::1], int64[::1], uint64[::1], int64[:, ::1], uint8[::1]",
+    ),
     "scan_native": ("netmcl.io._scan", "scan_native", f"{_BYTES}, int64, int64, float64[::1]"),
 }
 #: the engine's kernels also compiled for uint16 rows (matrices of at most 262,144 nodes, in row blocks past

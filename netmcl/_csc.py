@@ -9,6 +9,8 @@ where a user wants one.
 
 import numpy as np
 
+from ._compiled import kernels
+
 __all__ = ["CscMatrix", "indptr_of", "spans"]
 
 
@@ -91,15 +93,8 @@ class CscMatrix:
         >>> m.principal([0, 2]).toarray().tolist()
         [[1.0, 4.0], [2.0, 0.0]]
         """
-        nodes = np.asarray(nodes, dtype=np.int64)
-        new_id = np.full(self.shape[0], -1, dtype=np.int64)
-        new_id[nodes] = np.arange(nodes.size)
-        counts = self.indptr[nodes + 1] - self.indptr[nodes]
-        entries = spans(self.indptr[nodes], counts)
-        rows = new_id[self.indices[entries]]
-        keep = rows >= 0
-        cols = np.repeat(np.arange(nodes.size), counts)[keep]
-        return CscMatrix(indptr_of(cols, nodes.size), rows[keep], self.data[entries][keep], nodes.size)
+        nodes = np.ascontiguousarray(nodes, dtype=np.int64)
+        return CscMatrix(*kernels().principal(self.indptr, self.indices, self.data, nodes), nodes.size)
 
     def diagonal(self):
         """The diagonal as a float32 array (0 where nothing is stored)."""

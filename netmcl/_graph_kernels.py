@@ -1,5 +1,5 @@
-"""Numba kernels on a matrix's CSC arrays: components by union-find, and the CSC
-form of coordinates with repeats merged by maximum."""
+"""Numba kernels on a matrix's CSC arrays: components by union-find, principal
+submatrices, and the CSC form of coordinates with repeats merged by maximum."""
 
 import numpy as np
 from numba import njit
@@ -37,13 +37,42 @@ def weak_labels(indptr, indices):
     return count, labels
 
 
+@njit(cache=True, nogil=True)
+def principal(indptr, indices, data, nodes):
+    """CSC arrays ``(indptr, indices, data)`` of the submatrix on `nodes` (ascending
+    ids): rows renumbered by their position in `nodes`, other rows dropped."""
+    new_id = np.full(indptr.size - 1, -1, dtype=np.int32)
+    for t in range(nodes.size):
+        new_id[nodes[t]] = t
+    sub_indptr = np.zeros(nodes.size + 1, dtype=np.int64)
+    for t in range(nodes.size):
+        kept = 0
+        for p in range(indptr[nodes[t]], indptr[nodes[t] + 1]):
+            kept += new_id[indices[p]] >= 0
+        sub_indptr[t + 1] = sub_indptr[t] + kept
+    sub_indices = np.empty(sub_indptr[-1], dtype=np.int32)
+    sub_data = np.empty(sub_indptr[-1], dtype=np.float32)
+    out = 0
+    for t in range(nodes.size):
+        for p in range(indptr[nodes[t]], indptr[nodes[t] + 1]):
+            row = new_id[indices[p]]
+            if row >= 0:
+                sub_indices[out] = row
+                sub_data[out] = data[p]
+                out += 1
+    return sub_indptr, sub_indices, sub_data
+
+
 @njit(cache=True)
-def csc_max(rows, cols, vals, n, mirror):
+def csc_max(rows, cols, vals, n, mirror, indices, data):
     """CSC arrays of the entries (rows[t], cols[t]) -- and (cols[t], rows[t]) when `mirror` --
     with rows ascending in each column and repeated entries merged by maximum.
 
-    A counting sort by column, then a sort of each column by row: the memory is
-    the output plus one column, not a sort of every entry at once.
+    `indices` and `data` receive the entries (room for all of them, mirrors
+    included); returns ``(indptr, count)``, the merged entries being their
+    first `count`.  A counting sort by column, then a sort of each column by
+    row: the memory is the output plus one column, not a sort of every entry
+    at once.
     """
     indptr = np.zeros(n + 1, dtype=np.int64)
     for t in range(rows.size):
@@ -53,8 +82,6 @@ def csc_max(rows, cols, vals, n, mirror):
     for c in range(n):
         indptr[c + 1] += indptr[c]
     fill = indptr[:-1].copy()
-    indices = np.empty(indptr[n], dtype=np.int32)
-    data = np.empty(indptr[n], dtype=np.float32)
     for t in range(rows.size):
         c = cols[t]
         indices[fill[c]] = rows[t]
@@ -80,6 +107,4 @@ def csc_max(rows, cols, vals, n, mirror):
                 data[out] = seg_vals[t]
                 out += 1
     indptr[n] = out
-    if out == indices.size:  # no repeats: keep the arrays rather than copy them
-        return indptr, indices, data
-    return indptr, indices[:out].copy(), data[:out].copy()
+    return indptr, out

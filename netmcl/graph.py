@@ -7,6 +7,7 @@ through :attr:`SparseGraph.labels`.
 
 import numpy as np
 
+from ._buffers import Appender
 from ._compiled import kernels
 from ._csc import CscMatrix
 from .exceptions import ParameterError
@@ -103,17 +104,16 @@ class SparseGraph:
         >>> g.matrix.toarray().tolist()
         [[0.0, 0.800000011920929, 0.0], [0.800000011920929, 0.0, 0.0], [0.0, 0.0, 0.0]]
         """
-        src = np.asarray(sources, dtype=np.int64).ravel()
-        dst = np.asarray(targets, dtype=np.int64).ravel()
+        src, dst = _ids(sources), _ids(targets)
         if src.shape != dst.shape:
             raise ParameterError(
                 f"sources and targets must have the same length. Got {src.size} and {dst.size} instead."
             )
-        w = (
-            np.ones(src.size, dtype=np.float32)
-            if weights is None
-            else np.asarray(weights, dtype=np.float64).ravel()
-        )
+        if weights is None:
+            w = np.ones(src.size, dtype=np.float32)
+        else:  # float32 weights (a reader's) as they are, others compared with 0 before they are rounded
+            w = np.asarray(weights)
+            w = (w if w.dtype == np.float32 else w.astype(np.float64, copy=False)).ravel()
         if w.shape != src.shape:
             raise ParameterError(
                 f"weights must have one value per arc. Got {w.size} values for {src.size} arcs instead."
@@ -162,13 +162,29 @@ class SparseGraph:
         return f"<SparseGraph with {self.n} nodes and {self.nnz} arcs>"
 
 
+def _ids(nodes):
+    """Node ids as a flat integer array: int32 as given, anything else as int64."""
+    ids = np.asarray(nodes)
+    return (ids if ids.dtype == np.int32 else ids.astype(np.int64, copy=False)).ravel()
+
+
 def _merge_max(rows, cols, vals, n, mirror=False):
-    """CscMatrix from coordinates (and their mirrors), repeats merged by max."""
-    indptr, indices, data = kernels().csc_max(
-        np.ascontiguousarray(rows, dtype=np.int64),
-        np.ascontiguousarray(cols, dtype=np.int64),
+    """CscMatrix from coordinates (and their mirrors), repeats merged by max; ids in 0..n-1.
+
+    The entries are written in arrays trimmed to the merged ones without a
+    copy (:class:`~netmcl._buffers.Appender`): the memory is the input and
+    every entry before merging, not a copy of the merged entries as well.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int32)
+    total = rows.size * (2 if mirror else 1)
+    indices, data = Appender(np.int32, total, total), Appender(np.float32, total, total)
+    indptr, count = kernels().csc_max(
+        rows,
+        np.ascontiguousarray(cols, dtype=np.int32),
         np.ascontiguousarray(vals, dtype=np.float32),
         int(n),
         bool(mirror),
+        indices.room(total),
+        data.room(total),
     )
-    return CscMatrix(indptr, indices, data, n)
+    return CscMatrix(indptr, indices.array(count), data.array(count), n)

@@ -388,19 +388,19 @@ def test_rows_are_narrow_up_to_262144_nodes(n, rows, blocks):
 @pytest.fixture(params=["mapping", "numpy"])
 def appender_kind(request, monkeypatch):
     """The next iterand built in a remappable mapping (Linux) or in numpy arrays."""
-    from netmcl.engines import cpu
+    from netmcl import _buffers
 
-    if request.param == "mapping" and not cpu._MAPPED:
+    if request.param == "mapping" and not _buffers._MAPPED:
         pytest.skip("anonymous mappings that can be remapped: Linux only")
-    monkeypatch.setattr(cpu, "_MAPPED", request.param == "mapping")
+    monkeypatch.setattr(_buffers, "_MAPPED", request.param == "mapping")
     return request.param
 
 
 def test_appender_grows_past_its_room_and_trims(appender_kind):
-    from netmcl.engines.cpu import _Appender
+    from netmcl._buffers import Appender
 
     parts = [np.arange(start, start + size, dtype=np.uint16) for start, size in [(0, 3), (3, 5000), (5003, 2)]]
-    out = _Appender(np.uint16, likely=2, reserve=4)
+    out = Appender(np.uint16, likely=2, reserve=4)
     for i, part in enumerate(parts):
         out.append(part, most=sum(p.size for p in parts))
         held = out.size if appender_kind == "mapping" else out.capacity
@@ -410,34 +410,49 @@ def test_appender_grows_past_its_room_and_trims(appender_kind):
     assert (got.base is None) == (appender_kind == "numpy")  # a view of the mapping, or numpy's own
 
 
-def test_refused_huge_pages_leave_the_mapping_in_use(monkeypatch):
-    from netmcl.engines import cpu
+def test_appender_room_filled_in_place_then_trimmed(appender_kind):
+    """What csc_max does: room for every entry, filled by a kernel, the first ones kept."""
+    from netmcl._buffers import Appender
 
-    if not cpu._MAPPED:
+    out = Appender(np.int32, likely=3, reserve=3)
+    out.append(np.array([7], dtype=np.int32), most=1)
+    room = out.room(5)
+    room[:] = np.arange(5)
+    del room  # a mapping cannot be remapped while a view of it exists
+    got = out.array(4)
+    assert got.tolist() == [7, 0, 1, 2] and out.resident_bytes == 16
+    assert (got.base is None) == (appender_kind == "numpy")
+
+
+def test_refused_huge_pages_leave_the_mapping_in_use(monkeypatch):
+    from netmcl import _buffers
+
+    if not _buffers._MAPPED:
         pytest.skip("anonymous mappings that can be remapped: Linux only")
 
     class Refusing:  # a kernel without 2 MiB pages answers madvise with EINVAL
         def madvise(self, option, start):
             raise OSError(22, "Invalid argument")
 
-    cpu._advise_huge_pages(Refusing(), cpu._SMALL_PAGES)  # no error
+    _buffers._advise_huge_pages(Refusing(), _buffers._SMALL_PAGES)  # no error
     asked = []
-    monkeypatch.setattr(cpu, "_advise_huge_pages", lambda mapping, start: asked.append(start))
-    out = cpu._Appender(np.float32, likely=1, reserve=cpu._SMALL_PAGES)  # 16 MiB, past the small pages
+    monkeypatch.setattr(_buffers, "_advise_huge_pages", lambda mapping, start: asked.append(start))
+    out = _buffers.Appender(np.float32, likely=1, reserve=_buffers._SMALL_PAGES)  # 16 MiB, past the small pages
     out.append(np.arange(10, dtype=np.float32), most=10)
-    assert asked == [cpu._SMALL_PAGES]
+    assert asked == [_buffers._SMALL_PAGES]
     assert out.resident_bytes == 40 and out.array().base is not None  # a mapping, not numpy's array
 
 
 def test_next_iterand_in_a_mapping_equals_the_numpy_one(gavin, monkeypatch):
+    from netmcl import _buffers
     from netmcl.engines import cpu
 
-    if not cpu._MAPPED:
+    if not _buffers._MAPPED:
         pytest.skip("anonymous mappings that can be remapped: Linux only")
     params = MclParams()
     results = {}
     for mapped in (True, False):
-        monkeypatch.setattr(cpu, "_MAPPED", mapped)
+        monkeypatch.setattr(_buffers, "_MAPPED", mapped)
         engine = cpu.CpuEngine(threads=2)
         engine.load(start_matrix(gavin, params))
         results[mapped] = [engine.iterate(inflation_at(params, it), params.pruning()).chaos for it in (1, 2, 3)]

@@ -147,6 +147,20 @@ def test_read_abc_real_networks_match_the_oracle(path):
     assert g.is_symmetric()
 
 
+def test_read_abc_in_blocks_reads_the_same_graph(monkeypatch):
+    """A file read a block at a time: the same labels and arrays whatever the blocks' size."""
+    from netmcl.io import _files
+
+    path = REAL[0]
+    whole = read_abc(path)
+    for size in (1000, 4097, 65536):
+        monkeypatch.setattr(_files, "BLOCK_BYTES", size)
+        g = read_abc(path)
+        assert g.labels == whole.labels
+        for name in ("indptr", "indices", "data"):
+            assert np.array_equal(getattr(g.csc, name), getattr(whole.csc, name))
+
+
 def test_values_of_real_files_parse_to_strtod_doubles():
     """Every weight of the real networks (up to 17 significant digits) parses to Python's (= strtod's) double."""
     from netmcl.io import _codes, _scan
@@ -350,7 +364,18 @@ def _fuzz_lines(rng, valid_only):
         yield line + rng.choice(["", "", " ", "\r"])
 
 
-def test_read_abc_fuzzed_files_match_the_oracle():
+@pytest.fixture(params=[None, 5, 64], ids=["1MiB-blocks", "5-byte-blocks", "64-byte-blocks"])
+def blocks(request, monkeypatch):
+    """read_abc taking the file in blocks of this many bytes (None: the default)."""
+    from netmcl.io import _files
+
+    if request.param is not None:
+        monkeypatch.setattr(_files, "BLOCK_BYTES", request.param)
+    return request.param
+
+
+def test_read_abc_fuzzed_files_match_the_oracle(blocks):
+    """Also in blocks of a few bytes: lines, labels and errors spanning blocks, line numbers counted on."""
     rng = random.Random(2024)
     for case in range(400):
         text = "\n".join(_fuzz_lines(rng, valid_only=case % 2 == 0))

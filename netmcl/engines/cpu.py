@@ -24,7 +24,6 @@ community graphs this takes 3-8 % off the run.
 """
 
 import ctypes
-import mmap
 import os
 import threading
 import time
@@ -35,6 +34,7 @@ import numpy as np
 
 from ..exceptions import ParameterError
 from . import Engine, IterationStats
+from .._buffers import Appender, physical_memory
 from .._compiled import kernels
 from .._csc import CscMatrix, distinct, spans
 from . import _constants as C
@@ -56,12 +56,6 @@ NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
 #: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
 #: up), row lists, pattern, values, partition scratch, cutoff survivors)
 SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4
-#: the next iterand is built in anonymous mappings that may be remapped and
-#: backed by 2 MiB pages (Linux); elsewhere in numpy arrays
-_MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
-#: the first bytes of such a mapping keep 4 KiB pages, so that a small iterand
-#: does not take a whole 2 MiB page (numpy's own threshold for huge pages)
-_SMALL_PAGES = 4 << 20
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
 _M_MMAP_THRESHOLD = -3
 MAPPED_BLOCK_BYTES = 128 * 1024
@@ -341,10 +335,10 @@ class CpuEngine(Engine):
         fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
-        bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or _physical_memory()) // self._entry_bytes)
+        bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or physical_memory()) // self._entry_bytes)
         likely = min(bound, self._indices.size + self.n + 1)
-        out_idx = _Appender(self._indices.dtype, likely, bound)
-        out_val = _Appender(np.float32, likely, bound)
+        out_idx = Appender(self._indices.dtype, likely, bound)
+        out_val = Appender(np.float32, likely, bound)
         total = np.zeros(C.N_STATS)
         total[C.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
@@ -389,85 +383,6 @@ class CpuEngine(Engine):
             seconds=time.perf_counter() - t0,
             extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None},
         )
-
-
-def _physical_memory():
-    """Bytes of physical memory (a bound on what a mapping should reserve); 16 GiB if unknown."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return 16 << 30
-
-
-def _advise_huge_pages(mapping, start):
-    """Ask for 2 MiB pages from byte `start` of `mapping` on; kernels without them refuse, which is harmless."""
-    try:
-        mapping.madvise(mmap.MADV_HUGEPAGE, start)
-    except OSError:
-        pass
-
-
-class _Appender:
-    """An array filled by appending, as the next iterand's rows or values are.
-
-    On Linux it lives in its own anonymous mapping reserved up front: a page
-    becomes resident only when written, growing and trimming remap pages
-    instead of copying them, and the kernel may back all but its first 4 MiB
-    with 2 MiB pages.  The expansion reads the iterand a column at a time in
-    scattered order, and with 4 KiB pages a good part of that time goes to
-    address translation.  Elsewhere, or where the mapping is refused, it is a
-    numpy array grown with ``ndarray.resize``, which zero-fills the new room:
-    all of it is resident.
-    """
-
-    def __init__(self, dtype, likely, reserve):
-        """Room for `reserve` items in a mapping, else for `likely` items in a numpy array."""
-        self.dtype = np.dtype(dtype)
-        self.size = 0
-        self._map = self._array = None
-        if _MAPPED:
-            self.capacity = max(int(reserve), 1)
-            size = self.capacity * self.dtype.itemsize
-            try:
-                self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-            except OSError:
-                self._map = None
-            if self._map is not None and size > _SMALL_PAGES:
-                _advise_huge_pages(self._map, _SMALL_PAGES)
-        if self._map is None:
-            self.capacity = max(int(likely), 1)
-            self._array = np.empty(self.capacity, dtype=self.dtype)
-
-    @property
-    def resident_bytes(self):
-        """Bytes of memory held: what was written (a mapping) or all of it (numpy)."""
-        return self.dtype.itemsize * (self.size if self._array is None else self.capacity)
-
-    def append(self, values, most):
-        """Append `values`; growing, make room for at most `most` items (what may still come)."""
-        end = self.size + values.size
-        if end > self.capacity:
-            self._resize(max(end, min(self.capacity + self.capacity // 2, most)))
-        if self._array is None:
-            # a transient view: a mapping cannot be remapped while one exists
-            np.frombuffer(self._map, self.dtype, values.size, self.size * self.dtype.itemsize)[:] = values
-        else:
-            self._array[self.size : end] = values
-        self.size = end
-
-    def _resize(self, capacity):
-        if self._array is None:
-            self._map.resize(max(capacity, 1) * self.dtype.itemsize)
-        else:
-            self._array.resize(capacity, refcheck=False)
-        self.capacity = capacity
-
-    def array(self):
-        """The items appended, as a numpy array (trimmed to them; no copy)."""
-        self._resize(self.size)
-        if self._array is None:
-            return np.frombuffer(self._map, self.dtype, self.size)
-        return self._array
 
 
 def _in_order(pool, fn, items, window):

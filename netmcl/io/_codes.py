@@ -21,6 +21,14 @@ E_SYNTAX = 7  #: native format: unexpected text
 E_NEG_INDEX = 8  #: native format: negative index
 E_EOF = 9  #: native format: file ends inside the matrix
 
+# slots of the label-file scanner's state, carried from one block of the file to the next
+S_LABELS = 0  #: labels numbered so far
+S_NAME_BYTES = 1  #: bytes of their text kept
+S_LINE = 2  #: lines read
+S_FIRST_LINE = 3  #: the first line with an edge (0: none yet)
+S_HEADER = 4  #: 1 while a header line is still to be skipped
+N_STATE = 5
+
 POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)
 #: the largest float32: mcl stores weights as float32
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -35,6 +43,9 @@ def convert_slow(data, values, slow, starts, ends):
     """
     if not slow.size:
         return -1
-    values[slow] = [float(data[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
-    too_large = np.flatnonzero(values[slow] > FLT_MAX)
-    return int(too_large[0]) if too_large.size else -1
+    exact = np.array([float(data[a:b]) for a, b in zip(starts.tolist(), ends.tolist())])
+    too_large = np.flatnonzero(exact > FLT_MAX)
+    if too_large.size:
+        return int(too_large[0])
+    values[slow] = exact  # rounded once, to float32 values as mcl rounds them
+    return -1

@@ -11,12 +11,15 @@ import zlib
 
 from ..exceptions import InputFileError
 
-__all__ = ["read_input_bytes", "atomic_write", "display_name"]
+__all__ = ["read_input_bytes", "read_input_blocks", "atomic_write", "display_name"]
 
 _GZIP = b"\x1f\x8b"
 _BZIP2 = b"BZh"
 _XZ = b"\xfd7zXZ\x00"
 _ZSTD = b"\x28\xb5\x2f\xfd"
+_DECOMPRESSORS = ((_GZIP, lambda raw: gzip.GzipFile(fileobj=raw)), (_BZIP2, bz2.BZ2File), (_XZ, lzma.LZMAFile))
+#: bytes a reader takes from a file at a time
+BLOCK_BYTES = 1 << 20
 
 
 def display_name(source):
@@ -52,38 +55,83 @@ def read_input_bytes(source):
     >>> read_input_bytes(io.BytesIO(gzip.compress(b"a b 1\\n")))
     b'a b 1\\n'
     """
+    return b"".join(read_input_blocks(source, -1))
+
+
+def read_input_blocks(source, size=None):
+    """The bytes of `source` in blocks of `size` bytes (default ``BLOCK_BYTES``; the last
+    one shorter), decompressed as :func:`read_input_bytes` decompresses them; ``size=-1``:
+    one block.
+
+    The file is read as the blocks are taken, so that a reader holds one
+    block at a time rather than the whole file.
+
+    Examples
+    --------
+    >>> import io
+    >>> list(read_input_blocks(io.BytesIO(b"a b 1\\nb c 2\\n"), 8))
+    [b'a b 1\\nb ', b'c 2\\n']
+    """
     name = display_name(source)
-    try:
-        if isinstance(source, (str, os.PathLike)):
-            if os.fspath(source) == "-":
-                data = sys.stdin.buffer.read()
-            else:
-                with open(source, "rb") as fh:
-                    data = fh.read()
+    size = BLOCK_BYTES if size is None else size
+    with _errors_named(name), contextlib.ExitStack() as stack:
+        if not isinstance(source, (str, os.PathLike)):
+            stream = source
+        elif os.fspath(source) == "-":
+            stream = sys.stdin.buffer
         else:
-            data = source.read()
-            if isinstance(data, str):
-                data = data.encode("utf-8", "surrogateescape")
+            stream = stack.enter_context(open(source, "rb"))
+        first = _as_bytes(stream.read(max(size, len(_XZ)) if size >= 0 else -1))
+        if first.startswith(_ZSTD):
+            raise InputFileError(
+                name, "This file is zstd-compressed; decompress it first (zstd -d), or recompress it with gzip."
+            )
+        for magic, opener in _DECOMPRESSORS:
+            if first.startswith(magic):
+                stream = stack.enter_context(opener(_Replay(first, stream)))
+                first = stream.read(size)
+                break
+        while first:
+            yield first
+            first = _as_bytes(stream.read(size)) if size >= 0 else b""
+
+
+def _as_bytes(data):
+    """Bytes read from a binary stream, or a text one (encoded as netmcl writes labels)."""
+    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+
+
+class _Replay:
+    """A stream that gives `head` again before the rest of `stream` (a decompressor's input)."""
+
+    def __init__(self, head, stream):
+        self._head, self._stream = head, stream
+
+    def read(self, size=-1):
+        if not self._head:
+            return _as_bytes(self._stream.read(size))
+        if size < 0:
+            data, self._head = self._head + _as_bytes(self._stream.read()), b""
+            return data
+        data, self._head = self._head[:size], self._head[size:]
+        return data
+
+
+@contextlib.contextmanager
+def _errors_named(name):
+    """Raise what goes wrong opening or reading `name` as an InputFileError naming it."""
+    try:
+        yield
     except FileNotFoundError:
         raise InputFileError(name, "No such file; check the path and the current directory.") from None
     except IsADirectoryError:
         raise InputFileError(name, "This is a directory, not a file.") from None
-    except OSError as exc:
-        raise InputFileError(name, f"Cannot read this file: {exc.strerror or exc}.") from None
-    try:
-        if data.startswith(_GZIP):
-            return gzip.decompress(data)
-        if data.startswith(_BZIP2):
-            return bz2.decompress(data)
-        if data.startswith(_XZ):
-            return lzma.decompress(data)
-    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+    except (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile) as exc:
         raise InputFileError(name, f"The compressed data is corrupt or truncated ({exc}).") from None
-    if data.startswith(_ZSTD):
-        raise InputFileError(
-            name, "This file is zstd-compressed; decompress it first (zstd -d), or recompress it with gzip."
-        )
-    return data
+    except OSError as exc:
+        if str(exc).startswith("Invalid data stream"):  # bz2
+            raise InputFileError(name, f"The compressed data is corrupt or truncated ({exc}).") from None
+        raise InputFileError(name, f"Cannot read this file: {exc.strerror or exc}.") from None
 
 
 def _umask():

@@ -1,6 +1,7 @@
 """Numba byte scanners behind :func:`read_abc` and :func:`read_mci`.
 
-The readers hand the whole file to these functions as a ``uint8`` array; no
+The readers hand the file to these functions as ``uint8`` arrays (the label
+reader a block of whole lines at a time, the native one the whole file); no
 Python code runs per line.  Each scanner stops at the first malformed line and
 reports what is wrong (an error code), where (the 1-based line number) and the
 offending bytes (a span), so the caller can raise a precise
@@ -27,6 +28,11 @@ from ._codes import (
     E_NONFINITE,
     E_ONE_FIELD,
     E_SYNTAX,
+    S_FIRST_LINE,
+    S_HEADER,
+    S_LABELS,
+    S_LINE,
+    S_NAME_BYTES,
     V_FAST,
     V_MISSING,
     V_SLOW,
@@ -139,40 +145,41 @@ def _word_status(buf, i, end):
 
 
 @njit(cache=True)
-def scan_abc(buf, skip_header, pow10):
-    """Split an mcl label file into edges, as ``mcl --abc`` reads it, numbering its labels.
+def scan_abc(buf, pow10, state, table, hashes, spans, names):
+    """Split lines of an mcl label file into edges, as ``mcl --abc`` reads them,
+    numbering the labels by first appearance, as mcl does.
 
-    Labels are numbered by first appearance, as mcl numbers them.  Returns
-    ``(src, dst, values, nrec, spans, nlabels, slow, nslow, err, err_line,
-    err_lo, err_hi, first_line)``: record k joins labels ``src[k]`` and
-    ``dst[k]`` with weight ``values[k]``; ``spans[t]`` is the byte span of
-    label t's first occurrence; ``slow[:nslow]`` holds (record, start, end)
-    of the values left to Python's ``float`` (:data:`V_SLOW`), whose
-    ``values`` are placeholders; ``first_line`` is the line number of the
-    first data line (for the header hint).  On an error, the ``nrec``
-    records before it are valid.  Memory: 24 bytes a line, plus the labels.
+    `buf` holds whole lines (the file's last line may lack its newline); a
+    file is scanned block after block, the labels seen so far carried from
+    one call to the next: `state` (the ``S_*`` slots of :mod:`._codes`,
+    updated in place), the open-addressing `table` of label ids, their
+    `hashes`, and their bytes in `names`, each label followed by a newline,
+    label t at ``names[spans[t, 0]:spans[t, 1]]``.
+
+    Returns ``(src, dst, values, nrec, slow, nslow, err, err_lo, err_hi,
+    table, hashes, spans, names)``: record k of the block joins labels
+    ``src[k]`` and ``dst[k]`` with weight ``values[k]`` (float32, as mcl
+    stores it); ``slow[:nslow]`` holds (record, start, end) of the values
+    left to Python's ``float`` (:data:`V_SLOW`), whose ``values`` are
+    placeholders; the last four are the label tables, reallocated when they
+    grew.  On an error, ``state[S_LINE]`` is its line, ``buf[err_lo:err_hi]``
+    the offending text, and the ``nrec`` records before it are valid.
+    Memory: 12 bytes a line of the block, plus the labels.
     """
     n = buf.size
     nlines = 1
     for c in buf:
         if c == 10:
             nlines += 1
-    src = np.empty(nlines, dtype=np.int64)
-    dst = np.empty(nlines, dtype=np.int64)
-    values = np.empty(nlines, dtype=np.float64)
+    src = np.empty(nlines, dtype=np.int32)
+    dst = np.empty(nlines, dtype=np.int32)
+    values = np.empty(nlines, dtype=np.float32)
     slow = np.empty((16, 3), dtype=np.int64)
     nslow = 0
-    table = np.full(1024, -1, dtype=np.int64)
-    hashes = np.empty(1024, dtype=np.uint64)
-    spans = np.empty((1024, 2), dtype=np.int64)
-    nid = 0
     nrec = 0
-    line = 0
     pos = 0
-    first_line = 0
-    header_pending = skip_header
     while pos < n:
-        line += 1
+        state[S_LINE] += 1
         e = pos
         has_tab = False
         while e < n and buf[e] != 10:
@@ -185,12 +192,12 @@ def scan_abc(buf, skip_header, pow10):
         if p == e or buf[p] == 35:  # blank line or comment
             pos = e + 1
             continue
-        if header_pending:
-            header_pending = False
+        if state[S_HEADER]:
+            state[S_HEADER] = 0
             pos = e + 1
             continue
-        if first_line == 0:
-            first_line = line
+        if state[S_FIRST_LINE] == 0:
+            state[S_FIRST_LINE] = state[S_LINE]
         err = E_NONE
         if has_tab:
             # label TAB label [TAB value]; labels keep inner and outer blanks
@@ -226,7 +233,7 @@ def scan_abc(buf, skip_header, pow10):
             if b0 == e:
                 err = E_ONE_FIELD
         if err != E_NONE:
-            return src, dst, values, nrec, spans, nid, slow, nslow, err, line, pos, e, first_line
+            return src, dst, values, nrec, slow, nslow, err, pos, e, table, hashes, spans, names
         v0 = b1
         while v0 < e and _isspace(buf[v0]):
             v0 += 1
@@ -238,7 +245,7 @@ def scan_abc(buf, skip_header, pow10):
         else:
             st, val = parse_number(buf, v0, v1, pow10)
             if st > V_SLOW:
-                return src, dst, values, nrec, spans, nid, slow, nslow, st, line, v0, v1, first_line
+                return src, dst, values, nrec, slow, nslow, st, v0, v1, table, hashes, spans, names
             if st == V_SLOW:
                 if nslow == slow.shape[0]:
                     slow = np.concatenate((slow, np.empty_like(slow)))
@@ -254,29 +261,35 @@ def scan_abc(buf, skip_header, pow10):
             slot = h & np.uint64(cap - 1)
             while True:
                 t = table[slot]
-                if t < 0 or (hashes[t] == h and _same(buf, lo, hi, spans[t, 0], spans[t, 1])):
+                if t < 0 or (hashes[t] == h and _same(buf, lo, hi, names, spans[t, 0], spans[t, 1])):
                     break
                 slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
             if t < 0:
-                t = nid
-                if nid == hashes.size:
+                t = state[S_LABELS]
+                if t == hashes.size:
                     hashes = np.concatenate((hashes, np.empty_like(hashes)))
                     spans = np.concatenate((spans, np.empty_like(spans)))
+                at = state[S_NAME_BYTES]
+                while at + hi - lo + 1 > names.size:
+                    names = np.concatenate((names, np.empty_like(names)))
+                names[at : at + hi - lo] = buf[lo:hi]
+                names[at + hi - lo] = 10
                 hashes[t] = h
-                spans[t, 0] = lo
-                spans[t, 1] = hi
+                spans[t, 0] = at
+                spans[t, 1] = at + hi - lo
                 table[slot] = t
-                nid += 1
-                if 2 * nid > cap:  # keep the load factor below 1/2
-                    table = _rehash(hashes, nid, 2 * cap)
+                state[S_NAME_BYTES] = at + hi - lo + 1
+                state[S_LABELS] = t + 1
+                if 2 * (t + 1) > cap:  # keep the load factor below 1/2
+                    table = _rehash(hashes, t + 1, 2 * cap)
             if side == 0:
                 src[nrec] = t
             else:
                 dst[nrec] = t
-        values[nrec] = val
+        values[nrec] = np.float32(val)
         nrec += 1
         pos = e + 1
-    return src, dst, values, nrec, spans, nid, slow, nslow, E_NONE, line, 0, 0, first_line
+    return src, dst, values, nrec, slow, nslow, E_NONE, 0, 0, table, hashes, spans, names
 
 
 @njit(cache=True, inline="always")
@@ -288,11 +301,12 @@ def _hash(buf, lo, hi):
 
 
 @njit(cache=True, inline="always")
-def _same(buf, a0, a1, b0, b1):
+def _same(buf, a0, a1, other, b0, b1):
+    """Whether ``buf[a0:a1]`` equals ``other[b0:b1]``."""
     if a1 - a0 != b1 - b0:
         return False
     for k in range(a1 - a0):
-        if buf[a0 + k] != buf[b0 + k]:
+        if buf[a0 + k] != other[b0 + k]:
             return False
     return True
 
@@ -307,24 +321,6 @@ def _rehash(hashes, nid, cap):
             s = (s + np.uint64(1)) & np.uint64(cap - 1)
         table[s] = t
     return table
-
-
-@njit(cache=True)
-def join_spans(buf, spans, sep):
-    """The byte strings ``buf[spans[k, 0]:spans[k, 1]]`` joined by the byte `sep`, as one uint8 array."""
-    total = 0
-    for k in range(spans.shape[0]):
-        total += spans[k, 1] - spans[k, 0] + 1
-    out = np.empty(max(total - 1, 0), dtype=np.uint8)
-    p = 0
-    for k in range(spans.shape[0]):
-        if k:
-            out[p] = sep
-            p += 1
-        for j in range(spans[k, 0], spans[k, 1]):
-            out[p] = buf[j]
-            p += 1
-    return out
 
 
 @njit(cache=True)

@@ -6,9 +6,10 @@ import numpy as np
 
 from ..exceptions import InputFileError
 from ..graph import SparseGraph
+from .._buffers import Appender
 from .._compiled import kernels
 from . import _codes
-from ._files import display_name, read_input_bytes
+from ._files import display_name, read_input_blocks
 
 __all__ = ["read_abc"]
 
@@ -118,41 +119,91 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     ['a', 'b']
     """
     name = display_name(path)
-    data = read_input_bytes(path)
-    buf = np.frombuffer(data, dtype=np.uint8)
-    src, dst, values, nrec, spans, nlabels, slow, nslow, err, err_line, err_lo, err_hi, first_line = (
-        kernels().scan_abc(buf, bool(skip_header), _codes.POW10)
-    )
-    values, slow = values[:nrec], slow[:nslow]
-    k = _codes.convert_slow(data, values, slow[:, 0], slow[:, 1], slow[:, 2])
-    if k >= 0:
-        err, err_lo, err_hi = _codes.E_TOO_LARGE, slow[k, 1], slow[k, 2]
-        err_line = data.count(b"\n", 0, err_lo) + 1
-    if err != _codes.E_NONE:
-        value = data[err_lo:err_hi].decode("utf-8", "replace")
-        message = _MESSAGES[err]
-        if err == _codes.E_BAD_NUMBER and err_line == first_line and not skip_header:
-            message += _HEADER_HINT
-        if "," in value:
-            message += _COMMA_HINT
-        if b"(mclheader" in data[:65536]:
-            message += " This looks like an mcl native matrix: read it with read_mci (no --abc)."
-        raise InputFileError(name, message, line=int(err_line), value=value[:200])
-    if nrec == 0:
+    scan = _Scan(name, skip_header)
+    pending = b""
+    for block in read_input_blocks(path):
+        block = pending + block if pending else block
+        whole = block.rfind(b"\n") + 1  # the block's whole lines; the rest waits for the next block
+        if whole:
+            scan(block, whole)
+        pending = block[whole:]
+    if pending:
+        scan(pending, len(pending))
+    if not scan.edges:
         raise InputFileError(
             name, "The file has no edges: it is empty or holds only comments and blank lines."
         )
-    joined = kernels().join_spans(buf, spans[:nlabels], 10)
-    del buf, data, spans
-    labels = joined.tobytes().decode("utf-8", "surrogateescape").split("\n")
+    labels = scan.labels()
     if any(label.endswith("\r") for label in labels):
         log.warning(
             "%s: some labels end in a carriage return (a TAB-separated file with Windows line ends "
             "and no weights); mcl keeps it as part of the label, and so does netmcl.",
             name,
         )
-    graph = SparseGraph.from_edges(
-        src[:nrec], dst[:nrec], values, labels=labels, n=len(labels), symmetrize=symmetrize
-    )
-    log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, nrec, graph.n, graph.nnz)
+    src, dst, values = scan.src.array(), scan.dst.array(), scan.values.array()
+    if scan.tiny:  # mcl keeps these edges, with weight 0: from_edges drops only weights that are 0
+        values = values.astype(np.float64)
+        values[list(scan.tiny)] = list(scan.tiny.values())
+    del scan
+    graph = SparseGraph.from_edges(src, dst, values, labels=labels, n=len(labels), symmetrize=symmetrize)
+    log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, src.size, graph.n, graph.nnz)
     return graph
+
+
+class _Scan:
+    """The edges and labels of a label file, scanned a block of whole lines at a time."""
+
+    def __init__(self, name, skip_header):
+        self.name = name
+        self.state = np.zeros(_codes.N_STATE, dtype=np.int64)
+        self.state[_codes.S_HEADER] = skip_header
+        self.tables = (
+            np.full(1024, -1, dtype=np.int64),
+            np.empty(1024, dtype=np.uint64),
+            np.empty((1024, 2), dtype=np.int64),
+            np.empty(1 << 16, dtype=np.uint8),
+        )
+        self.skip_header = bool(skip_header)
+        self.edges = 0
+        self.tiny = {}  # record: weight, for weights that round to a float32 zero
+        self.head = None  # the file's first bytes, for the hints of an error message
+        # the edges: their number is known only at the end (the arrays grow without copies)
+        self.src, self.dst = Appender(np.int32, 1 << 16, 1 << 20), Appender(np.int32, 1 << 16, 1 << 20)
+        self.values = Appender(np.float32, 1 << 16, 1 << 20)
+
+    def __call__(self, data, size):
+        """Scan ``data[:size]``, whole lines, and append their edges."""
+        if self.head is None:
+            self.head = data[:65536]
+        line_before = int(self.state[_codes.S_LINE])
+        src, dst, values, nrec, slow, nslow, err, err_lo, err_hi, *self.tables = kernels().scan_abc(
+            np.frombuffer(data, dtype=np.uint8, count=size), _codes.POW10, self.state, *self.tables
+        )
+        values, slow = values[:nrec], slow[:nslow]
+        k = _codes.convert_slow(data, values, slow[:, 0], slow[:, 1], slow[:, 2])
+        if k >= 0:
+            err, err_lo, err_hi = _codes.E_TOO_LARGE, slow[k, 1], slow[k, 2]
+            self.state[_codes.S_LINE] = line_before + data.count(b"\n", 0, err_lo) + 1
+        if err != _codes.E_NONE:
+            self._fail(err, data[err_lo:err_hi].decode("utf-8", "replace"))
+        for rec, lo, hi in slow[values[slow[:, 0]] == 0].tolist():  # (the fast path never rounds to 0)
+            self.tiny[self.edges + rec] = float(data[lo:hi])
+        for out, part in ((self.src, src), (self.dst, dst), (self.values, values)):
+            out.append(part[:nrec], 1 << 62)
+        self.edges += nrec
+
+    def _fail(self, err, value):
+        message = _MESSAGES[err]
+        line = int(self.state[_codes.S_LINE])
+        if err == _codes.E_BAD_NUMBER and line == self.state[_codes.S_FIRST_LINE] and not self.skip_header:
+            message += _HEADER_HINT
+        if "," in value:
+            message += _COMMA_HINT
+        if b"(mclheader" in self.head:
+            message += " This looks like an mcl native matrix: read it with read_mci (no --abc)."
+        raise InputFileError(self.name, message, line=line, value=value[:200])
+
+    def labels(self):
+        """The labels, in the order of their numbers."""
+        names = self.tables[3][: max(int(self.state[_codes.S_NAME_BYTES]) - 1, 0)]
+        return names.tobytes().decode("utf-8", "surrogateescape").split("\n")
