@@ -71,11 +71,13 @@ class Appender:
         """Bytes of memory held: what was written (a mapping) or all of it (numpy)."""
         return self.dtype.itemsize * (self.size if self._array is None else self.capacity)
 
-    def append(self, values, most):
-        """Append `values`; growing, make room for at most `most` items in all (what may still come)."""
+    def append(self, values, most=None):
+        """Append `values`; growing, make room for at most `most` items in all (what may
+        still come; None: no bound known)."""
         end = self.size + values.size
         if end > self.capacity:
-            self._resize(max(end, min(self.capacity + self.capacity // 2, most)))
+            grown = self.capacity + self.capacity // 2
+            self._resize(max(end, grown if most is None else min(grown, most)))
         if self._array is None:
             # a transient view: a mapping cannot be remapped while one exists
             np.frombuffer(self._map, self.dtype, values.size, self.size * self.dtype.itemsize)[:] = values

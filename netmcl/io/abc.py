@@ -134,7 +134,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         pending = block[whole:]
     if pending:
         scan(pending, len(pending))
-    if not scan.edges:
+    if not scan.src.size:
         raise InputFileError(
             name, "The file has no edges: it is empty or holds only comments and blank lines."
         )
@@ -169,7 +169,6 @@ class _Scan:
             np.empty(1 << 16, dtype=np.uint8),
         )
         self.skip_header = bool(skip_header)
-        self.edges = 0
         self.tiny = {}  # record: weight, for weights that round to a float32 zero
         self.head = None  # the file's first bytes, for the hints of an error message
         # the edges: their number is known only at the end (the arrays grow without copies)
@@ -192,10 +191,9 @@ class _Scan:
         if err != _codes.E_NONE:
             self._fail(err, data[err_lo:err_hi].decode("utf-8", "replace"))
         for rec, lo, hi in slow[values[slow[:, 0]] == 0].tolist():  # (the fast path never rounds to 0)
-            self.tiny[self.edges + rec] = float(data[lo:hi])
+            self.tiny[self.src.size + rec] = float(data[lo:hi])
         for out, part in ((self.src, src), (self.dst, dst), (self.values, values)):
-            out.append(part[:nrec], 1 << 62)
-        self.edges += nrec
+            out.append(part[:nrec])
 
     def _fail(self, err, value):
         message = _MESSAGES[err]
