@@ -20,6 +20,11 @@ Where the module cannot be built (no C compiler, a read-only cache), the
 kernels run through numba's JIT, with a warning saying why.  The environment
 variable ``NETMCL_KERNELS=jit`` asks for the JIT; ``NETMCL_CACHE_DIR`` moves the
 cache (default ``$XDG_CACHE_HOME/netmcl`` or ``~/.cache/netmcl``).
+
+Each build (about 1 MB) is marked when a process loads it.  A build that no
+process has loaded for :data:`KEEP_UNUSED_DAYS` is removed the next time one
+is built, so upgrades do not pile up old builds, while a cache shared by the
+machines of a cluster keeps the build of every machine still in use.
 """
 
 import functools
@@ -67,14 +72,14 @@ KERNELS = {
         "netmcl.engines._kernels",
         "expand_columns",
         "int64, int64, int64[::1], int64[::1], int32[::1], float32[::1], int64[::1], int64[:, ::1], int64[::1], int64,"
-        f" int64, float64, int64, int64, float64, float64, float64, int64, {_WORK}",
+        f" int64, float64, int64, int64, float64, float64, float64, int64, int64, {_WORK}",
     ),
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
     "full_rows_u16": ("netmcl.engines._kernels", "full_rows", "int64[::1], int64[::1], int64[:, ::1], uint16[::1]"),
-    "run_size": ("netmcl.engines._kernels", "run_size", "int64"),
+    "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
-    "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64"),
+    "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64, int64"),
     "csc_max": (
         "netmcl._graph_kernels",
         "csc_max",
@@ -96,6 +101,10 @@ KERNELS.update(
     for name, (module, function, args) in list(KERNELS.items())
     if name in ("column_flops", "column_leaders", "expand_columns")
 )
+
+#: a build of the kernels that no process has loaded for this many days is
+#: removed when another is built
+KEEP_UNUSED_DAYS = 30
 
 #: the files whose content the compiled module depends on
 _SOURCES = (
@@ -214,7 +223,21 @@ def _ensure_built(directory):
             if not _module_file(directory).exists():  # not a concurrent build that finished first
                 raise
     log.info("Compiled netmcl's kernels in %.1f s", time.perf_counter() - t0)
+    _prune(directory)
     return directory
+
+
+def _prune(built):
+    """Remove the builds beside ``built`` (and build directories left by
+    killed builds) that no process has used for :data:`KEEP_UNUSED_DAYS`."""
+    cutoff = time.time() - KEEP_UNUSED_DAYS * 86400
+    for entry in built.parent.iterdir():
+        try:
+            if entry != built and entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry)
+                log.info("Removed %s, a build of netmcl's kernels unused for %d days", entry, KEEP_UNUSED_DAYS)
+        except OSError as exc:  # another process's build, or not ours to remove: leave it
+            log.debug("Kept %s: %s", entry, exc)
 
 
 def _load(directory):
@@ -225,6 +248,10 @@ def _load(directory):
     missing = sorted(set(KERNELS) - set(dir(mod)))
     if missing:
         raise ImportError(f"{path} lacks {', '.join(missing)}")
+    try:
+        os.utime(directory)  # marks the build used (see _prune)
+    except OSError:  # a read-only cache: the build is kept anyway
+        pass
     return mod
 
 

@@ -9,6 +9,7 @@ import gzip
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -78,3 +79,29 @@ def test_unbuildable_cache_falls_back_to_the_jit_with_a_warning(tmp_path):
 
 def test_every_kernel_is_exported():
     assert sorted(n for n in KERNELS if callable(getattr(kernels(), n))) == sorted(KERNELS)
+
+
+def test_builds_unused_for_a_month_are_removed_when_another_is_built(tmp_path):
+    from netmcl import _compiled
+
+    month = _compiled.KEEP_UNUSED_DAYS * 86400
+    now = time.time()
+    ages = {"just-built": month + 60, "used-yesterday": 86400, "unused": month + 60, "build-killed": month + 60}
+    for name, age in ages.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / _compiled._module_file(Path(".")).name).write_bytes(b"\0")
+        os.utime(tmp_path / name, (now - age, now - age))
+    _compiled._prune(tmp_path / "just-built")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["just-built", "used-yesterday"]
+
+
+def test_loading_a_build_marks_it_used():
+    from netmcl import _compiled
+
+    if not hasattr(kernels(), "__file__"):
+        pytest.skip("the kernels could not be compiled on this machine (see the RuntimeWarning)")
+    directory = Path(kernels().__file__).parent
+    long_ago = time.time() - 2 * _compiled.KEEP_UNUSED_DAYS * 86400
+    os.utime(directory, (long_ago, long_ago))
+    _compiled._load(directory)
+    assert directory.stat().st_mtime > time.time() - 3600

@@ -197,14 +197,20 @@ def test_shared_first_expansion_is_bit_identical_to_a_first_iteration(gavin, inf
 
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
 def test_vector_path_gives_the_scalar_iterands(network):
-    """Heavy columns expanded together in vector lanes give the bits of the scalar path."""
+    """Heavy columns expanded together in vector lanes, in runs of 16 or of 8 (both
+    networks have fewer than LANE_RUN_NODES nodes), give the bits of the scalar path."""
     from netmcl.engines.cpu import CpuEngine
 
     graph = _abc(network)
     params = MclParams.build(inflation=2.0)
     runs = {}
-    for name, sharing in [("never", np.inf), ("always", 0.0), ("default", None)]:
-        engine = CpuEngine(threads=2) if sharing is None else CpuEngine(threads=2, lane_sharing=sharing)
+    for name, options in [
+        ("never", {"lane_sharing": np.inf}),
+        ("always", {"lane_sharing": 0.0, "wide_runs": True}),
+        ("always, runs of 8", {"lane_sharing": 0.0, "wide_runs": False}),
+        ("default", {}),
+    ]:
+        engine = CpuEngine(threads=2, **options)
         engine.load(start_matrix(graph, params))
         runs[name] = []
         for it in range(1, 5):
@@ -213,7 +219,8 @@ def test_vector_path_gives_the_scalar_iterands(network):
     assert sum(lanes for _, lanes, _ in runs["never"]) == 0
     assert not any(ordered for _, _, ordered in runs["never"])
     assert sum(lanes for _, lanes, _ in runs["always"]) >= graph.n // 2
-    for name in ("always", "default"):
+    assert sum(lanes for _, lanes, _ in runs["always, runs of 8"]) >= graph.n // 2
+    for name in ("always", "always, runs of 8", "default"):
         assert any(ordered for _, _, ordered in runs[name])  # heavy columns computed out of column order
         assert all(_same(a, b) for (a, _, _), (b, _, _) in zip(runs["never"], runs[name]))
 
@@ -236,8 +243,10 @@ def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
     from netmcl.engines import _constants as C
     from netmcl.engines.cpu import CpuEngine
 
-    assert (kernels().run_size(C.LANE_RUN_NODES), kernels().run_size(C.LANE_RUN_NODES + 1)) == (C.RUN, C.LANES)
-    assert kernels().run_size(C.LANE_NODES + 1) < C.LANES
+    size = kernels().run_size
+    assert (size(C.LANE_RUN_NODES, True), size(C.LANE_RUN_NODES + 1, True)) == (C.RUN, C.LANES)
+    assert size(C.LANE_RUN_NODES, False) == C.LANES
+    assert size(C.LANE_NODES + 1, True) == size(C.LANE_NODES + 1, False) < C.LANES
     graph = _communities(9000, 150, 12, seed=3)
     assert C.LANE_RUN_NODES < graph.n <= C.LANE_NODES
     params = MclParams.build(inflation=2.0)

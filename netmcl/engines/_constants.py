@@ -29,10 +29,27 @@ RUN = 2 * LANES
 #: accumulators, 64 bytes a row, then take at most 1 MB, a core's L2 cache (at
 #: 50k nodes, 3.2 MB, gen-50k's second iteration took 31 s against 22 s)
 LANE_NODES = 1 << 14
-#: largest matrix whose heavy columns are taken RUN at a time: their interleaved
-#: accumulators, 128 bytes a row, then fit a 1 MB L2 cache; larger matrices take
-#: runs of LANES (gen-10k's second iteration: 5.7 s against 6.0 s with RUN)
+#: largest matrix whose heavy columns are taken RUN at a time where runs are
+#: wide (`WIDE_RUNS`): their interleaved accumulators, 128 bytes a row, then fit
+#: a 1 MB L2 cache; larger matrices take runs of LANES (gen-10k's second
+#: iteration: 5.7 s against 6.0 s with RUN)
 LANE_RUN_NODES = 1 << 13
+
+
+def _amd():
+    """Whether this machine's CPU is AMD's (False where there is no /proc/cpuinfo)."""
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            return b"AuthenticAMD" in f.read(4096)
+    except OSError:
+        return False
+
+
+#: whether runs of RUN are taken at all: on AMD's cores (Zen, sessions 5-14),
+#: where they were measured to pay; on Intel's (an Emerald Rapids Xeon, whole
+#: runs at 1 thread) runs of LANES are 4-7 % faster on Krogan, ProCope
+#: combined and the dense STRING-like graph
+WIDE_RUNS = _amd()
 #: the vector path pays when each vector operation serves at least this many
 #: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
 #: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %)

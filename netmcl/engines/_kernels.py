@@ -437,11 +437,12 @@ def group_size(n):
 
 
 @njit(cache=True, nogil=True)
-def run_size(n):
+def run_size(n, wide):
     """How many consecutive heavy columns of an n-row matrix are taken as one run:
-    where the vector path may be used, RUN if their interleaved accumulators
-    then fit a core's L2 cache, else LANES; elsewhere `group_size`."""
-    if n <= LANE_RUN_NODES:
+    where the vector path may be used, RUN if runs are `wide` and their
+    interleaved accumulators then fit a core's L2 cache, else LANES; elsewhere
+    `group_size`."""
+    if wide and n <= LANE_RUN_NODES:
         return RUN
     return LANES if n <= LANE_NODES else group_size(n)
 
@@ -813,15 +814,15 @@ def _prune_column(j, rows, vals, m, tally, kept_rows, kept_vals, select, recover
 
 
 @njit(cache=True, nogil=True)
-def work_arrays(n):
-    """A thread's work arrays for ``expand_columns`` on an n-row matrix:
+def work_arrays(n, run):
+    """A thread's work arrays for ``expand_columns`` on an n-row matrix and
+    runs of `run` heavy columns (``run_size``):
     accumulator, marks, row bitmap and row list of one column; the rows of the
     column being expanded (the columns it reads); the heavy runs'
     accumulators (the first one when runs have one column); the expanded
     column's rows, values and partition scratch; the rows and values that
     survive its cutoff; the union walk's
     heads, ends, rows read, halves and factors.  Accumulators start zeroed."""
-    run = run_size(n)
     heavy = n if run > 1 else 0
     acc = np.zeros(n)
     return (
@@ -837,7 +838,7 @@ def work_arrays(n):
 @njit(cache=True, nogil=True)
 def expand_columns(
     n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos_lo, pos_hi, cut, select, recover, pct,
-    inflation, lane_sharing, room, work,
+    inflation, lane_sharing, run, room, work,
 ):
     """Expand, prune, rescale and inflate columns ``order[pos_lo .. pos_hi - 1]``.
 
@@ -883,13 +884,16 @@ def expand_columns(
         Runs of heavy columns take the vector path when each vector
         operation serves at least this many products (``LANE_SHARING``; ``inf``
         never, 0 always).  The result is the same either way.
+    run : int
+        The most heavy columns expanded together (``run_size``); the same
+        as the work arrays were made for.
     room : int
         Entries the output starts with room for: an estimate of the kept
         entries of the columns, at least their count (ties kept by pruning
         can exceed it, and the output then grows).  Untouched room costs
         address space, not memory.
     work : tuple
-        The calling thread's work arrays, from ``work_arrays(n)``; returned
+        The calling thread's work arrays, from ``work_arrays(n, run)``; returned
         as received (accumulators zeroed).
 
     Returns
@@ -917,7 +921,6 @@ def expand_columns(
     blocks = cuts.shape[0] + 1
     counts = np.zeros((ncols, blocks), dtype=np.int64)
     group = group_size(n)
-    run = run_size(n)
     full = True  # the last heavy column filled most rows
     pos = pos_lo
     while pos < pos_hi:

@@ -142,6 +142,11 @@ class CpuEngine(Engine):
         then takes 6 bytes instead of 8, so the iterands take a quarter less
         memory and the expansion has a quarter less to read.  A memory and
         speed setting only: the iterands are the same either way.
+    wide_runs : bool, optional
+        Expand heavy columns up to ``_constants.RUN`` (16) at a time on
+        matrices of at most ``LANE_RUN_NODES`` nodes, instead of ``LANES``
+        (8).  Default ``_constants.WIDE_RUNS``: on AMD's CPUs, where it was
+        measured to pay.  A speed setting only, as `lane_sharing`.
 
     Examples
     --------
@@ -151,7 +156,8 @@ class CpuEngine(Engine):
 
     name = "cpu"
 
-    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True):
+    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
+                 wide_runs=C.WIDE_RUNS):
         if threads is None or threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self.threads = int(threads)
@@ -160,6 +166,7 @@ class CpuEngine(Engine):
             map_large_blocks()
         self.lane_sharing = float(lane_sharing)
         self.narrow_rows = bool(narrow_rows)
+        self.wide_runs = bool(wide_runs)
         self._local = threading.local()
         # column k of the iterand: rows self._indices[self._colstart[k] : self._colstop[k]], values
         # the same slice of self._data; self._indptr is set while the columns are stored in order;
@@ -216,7 +223,7 @@ class CpuEngine(Engine):
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
-                         narrow_rows=self.narrow_rows)
+                         narrow_rows=self.narrow_rows, wide_runs=self.wide_runs)
 
     @property
     def _entry_bytes(self):
@@ -227,12 +234,17 @@ class CpuEngine(Engine):
         """The compiled kernel `name` for the type of this matrix's rows."""
         return getattr(kernels(), name + ("_u16" if self._indices.dtype == np.uint16 else ""))
 
+    @property
+    def _run(self):
+        """The most heavy columns expanded together (``_kernels.run_size``)."""
+        return kernels().run_size(self.n, self.wide_runs)
+
     def _work(self):
         """This thread's work arrays (allocated once per thread and matrix size)."""
         loc = self._local
         if getattr(loc, "n", -1) != self.n:
             loc.n = self.n
-            loc.work = kernels().work_arrays(self.n)
+            loc.work = kernels().work_arrays(self.n, self._run)
         return loc.work
 
     def _column_estimates(self, pruning):
@@ -327,11 +339,11 @@ class CpuEngine(Engine):
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             return expand_columns(
                 self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._data, flops, cuts, sequence, lo,
-                hi, cut, select, recover, pct, inflation, self.lane_sharing, room, self._work(),
+                hi, cut, select, recover, pct, inflation, self.lane_sharing, self._run, room, self._work(),
             )
 
         fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1) + cuts.nbytes
-        heavy = kernels().run_size(self.n)  # heavy columns expanded together: accumulators, union, factors
+        heavy = self._run  # heavy columns expanded together: accumulators, union, factors
         fixed += self.threads * (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
         counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
