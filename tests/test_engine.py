@@ -316,7 +316,8 @@ def test_rows_in_blocks_give_the_iterands_of_whole_rows(gavin, n):
     still gets its products over k ascending.  Gavin's network and a dense
     community of 400 nodes spread over 70,000 and 200,000 nodes (the rest
     isolated): 2 and 4 blocks, the same bits as int32 rows in one block, on
-    the dense, sparse and heavy paths."""
+    the dense, sparse and heavy paths, and as columns computed in column order
+    (the others compute the heavy ones first, community by community)."""
     from netmcl.engines.cpu import CpuEngine
 
     params = MclParams.build(inflation=2.0)
@@ -326,22 +327,27 @@ def test_rows_in_blocks_give_the_iterands_of_whole_rows(gavin, n):
     spread = np.argsort(np.random.default_rng(1).permutation(n))  # Gavin's nodes land all over the rows
     padded = padded[spread][:, spread].tocsc()
     padded.sort_indices()
-    engines = blocked, whole = CpuEngine(threads=2), CpuEngine(threads=2, narrow_rows=False)
+    engines = blocked, whole, in_order = (
+        CpuEngine(threads=2), CpuEngine(threads=2, narrow_rows=False), CpuEngine(threads=2, lane_sharing=np.inf)
+    )
     for engine in engines:
         engine.load(padded)
     assert blocked._cuts.shape == (-(-n // 65_536) - 1, n) and blocked._indices.dtype == np.uint16
     assert whole._cuts.shape == (0, n) and whole._indices.dtype == np.int32
     assert _same(blocked.result(), CscMatrix.of(padded))
-    heavy, dense, sparse = 0, 0, 0
+    heavy, dense, sparse, ordered = 0, 0, 0, 0
     for it in range(1, 4):
         flops = [e._column_estimates(params.pruning())[0] for e in engines]
-        assert (flops[0] == flops[1]).all()
+        assert (flops[0] == flops[1]).all() and (flops[0] == flops[2]).all()
         heavy += int(blocked._heavy(flops[0]).sum())
         stats = [e.iterate(inflation_at(params, it), params.pruning()) for e in engines]
-        assert stats[0].chaos == stats[1].chaos and stats[0].dense_path == stats[1].dense_path
+        assert stats[0].chaos == stats[1].chaos == stats[2].chaos
+        assert stats[0].dense_path == stats[1].dense_path == stats[2].dense_path
+        assert stats[0].extra["ordered"] == stats[1].extra["ordered"] and not stats[2].extra["ordered"]
+        ordered += stats[0].extra["ordered"]
         dense, sparse = dense + stats[0].dense_path, sparse + n - stats[0].dense_path
-        assert _same(blocked.result(), whole.result())
-    assert heavy > 10 and dense > heavy and sparse > 0
+        assert _same(blocked.result(), whole.result()) and _same(blocked.result(), in_order.result())
+    assert heavy > 10 and dense > heavy and sparse > 0 and ordered >= 2
 
 
 def _padded(start, n):

@@ -33,7 +33,8 @@ float32 multiply, a widening and a double add, exactly the scalar statement;
 a lane whose column does not read the entry adds ``+0.0``, which changes no
 sum.  The caller chooses the order in which the columns are computed, so that
 columns of one community, whose patterns overlap, come together.  On larger
-graphs a heavy column is expanded alone.
+graphs a heavy column is expanded alone, in that order still: the columns it
+reads are then often in cache from the column before.
 
 Rows are stored as uint16 on matrices of up to 262,144 nodes: past 65,536 as
 offsets within row blocks of 65,536 (``BLOCK_SHIFT``), a column's entries
