@@ -266,9 +266,8 @@ class CpuEngine(Engine):
         10k-node generated graph's second iteration a vector operation then
         serves 1.85 products on average instead of 1.43.  On larger graphs,
         where a heavy column is expanded alone, the columns it reads are then
-        often still in cache from the column before: on an Intel Xeon the
-        50k-node generated graph took 32.2 s instead of 34.6 s at 2 threads
-        (medians of 3 alternated runs) and 62.9 s instead of 64.5 s at 1.
+        often still in cache from the column before: 1-7 % off the 50k-node
+        generated graph's time on an Intel Xeon.
         Column order where `lane_sharing` is infinite.
         """
         if not np.isfinite(self.lane_sharing):
