@@ -255,6 +255,18 @@ def test_native_matrix_read_as_labels_gets_a_hint():
         read_abc(IO / "random40.mci")
 
 
+def test_read_abc_refuses_a_line_longer_than_the_longest(monkeypatch, tmp_path):
+    """A file without line ends stops with an error naming the line (the scanner keeps int32 positions)."""
+    from netmcl.io import _files, abc
+
+    monkeypatch.setattr(_files, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(abc, "LONGEST_LINE", 100)
+    path = tmp_path / "blob.abc"
+    path.write_bytes(b"a b 1\n" + b"x" * 500)
+    with pytest.raises(InputFileError, match=r"line 2: This line is longer than 100 bytes"):
+        read_abc(path)
+
+
 def test_header_line_error_suggests_skip_header(tmp_path):
     path = tmp_path / "links.txt"
     path.write_text("# STRING export\nprotein1 protein2 combined_score\n9606.A 9606.B 700\n")

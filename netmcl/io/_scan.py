@@ -16,7 +16,7 @@ correctly rounded as well.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, uintp
 
 from ._codes import (
     E_BAD_NUMBER,
@@ -152,9 +152,17 @@ def scan_abc(buf, pow10, state, table, hashes, spans, names):
     `buf` holds whole lines (the file's last line may lack its newline); a
     file is scanned block after block, the labels seen so far carried from
     one call to the next: `state` (the ``S_*`` slots of :mod:`._codes`,
-    updated in place), the open-addressing `table` of label ids, their
+    updated in place), the open-addressing `table` of label ids (each slot
+    the id with its hash's upper half above it, -1 where empty), their
     `hashes`, and their bytes in `names`, each label followed by a newline,
     label t at ``names[spans[t, 0]:spans[t, 1]]``.
+
+    Two passes: the lines are split and their labels hashed, then the labels
+    are numbered in order, in runs of labels already numbered (``_known``)
+    between the new ones (``_add``).  A first label equal to the line
+    before's, as in files sorted by it, is not looked up again.  Looking up
+    in a loop that never grows the tables, rather than in the splitting loop,
+    takes a label file's reading from 200 to 90 ms (mmseqs2's 622,751 lines).
 
     Returns ``(src, dst, values, nrec, slow, nslow, err, err_lo, err_hi,
     table, hashes, spans, names)``: record k of the block joins labels
@@ -164,163 +172,238 @@ def scan_abc(buf, pow10, state, table, hashes, spans, names):
     placeholders; the last four are the label tables, reallocated when they
     grew.  On an error, ``state[S_LINE]`` is its line, ``buf[err_lo:err_hi]``
     the offending text, and the ``nrec`` records before it are valid.
-    Memory: 12 bytes a line of the block, plus the labels.
+    Memory: 60 bytes a line of the block (12 kept, 48 while it is scanned),
+    plus the labels.
     """
-    n = buf.size
+    n = uintp(buf.size)
     nlines = 1
     for c in buf:
-        if c == 10:
-            nlines += 1
+        nlines += c == 10
     src = np.empty(nlines, dtype=np.int32)
     dst = np.empty(nlines, dtype=np.int32)
     values = np.empty(nlines, dtype=np.float32)
+    where = np.empty((nlines, 4), dtype=np.int32)  # the labels' spans; -1: the line before's first label
+    keys = np.empty((nlines, 2), dtype=np.uint64)  # their hashes
     slow = np.empty((16, 3), dtype=np.int64)
     nslow = 0
     nrec = 0
-    pos = 0
+    err = E_NONE
+    err_lo = err_hi = np.int64(0)
+    pos = before0 = before1 = uintp(0)
     while pos < n:
         state[S_LINE] += 1
-        e = pos
-        has_tab = False
-        while e < n and buf[e] != 10:
-            if buf[e] == 9:
-                has_tab = True
-            e += 1
         p = pos
-        while p < e and _isspace(buf[p]):
-            p += 1
-        if p == e or buf[p] == 35:  # blank line or comment
-            pos = e + 1
-            continue
-        if state[S_HEADER]:
-            state[S_HEADER] = 0
-            pos = e + 1
+        tab = False  # a TAB among the leading blanks
+        while p < n and buf[p] != 10 and _isspace(buf[p]):
+            tab |= buf[p] == 9
+            p += uintp(1)
+        if p == n or buf[p] == 10 or buf[p] == 35 or state[S_HEADER]:  # blank line, comment or header
+            if p < n and buf[p] != 10 and buf[p] != 35:
+                state[S_HEADER] = 0
+            pos = _line_end(buf, p) + uintp(1)
             continue
         if state[S_FIRST_LINE] == 0:
             state[S_FIRST_LINE] = state[S_LINE]
-        err = E_NONE
-        if has_tab:
+        q = pos if tab else p
+        while q < n and buf[q] != 9 and buf[q] != 10:
+            q += uintp(1)
+        if q < n and buf[q] == 9:
             # label TAB label [TAB value]; labels keep inner and outer blanks
-            a0 = pos
-            a1 = a0
-            while buf[a1] != 9:
-                a1 += 1
-            blank = True
-            for k in range(a0, a1):
-                if not _isspace(buf[k]):
-                    blank = False
-            b0 = a1 + 1
-            while b0 < e and _isspace(buf[b0]):
-                b0 += 1
+            a0, a1 = pos, q
+            b0 = q + uintp(1)
+            while b0 < n and buf[b0] != 10 and _isspace(buf[b0]):
+                b0 += uintp(1)
             b1 = b0
-            while b1 < e and buf[b1] != 9:
-                b1 += 1
-            if blank:
+            while b1 < n and buf[b1] != 9 and buf[b1] != 10:
+                b1 += uintp(1)
+            if tab:
                 err = E_EMPTY_LABEL
             elif b0 == b1:
                 err = E_ONE_FIELD
-        else:
-            a0 = p
-            a1 = a0
-            while a1 < e and not _isspace(buf[a1]):
-                a1 += 1
+        else:  # no TAB on the line (q is its end): fields split on blanks
+            a0 = a1 = p
+            while a1 < q and not _isspace(buf[a1]):
+                a1 += uintp(1)
             b0 = a1
-            while b0 < e and _isspace(buf[b0]):
-                b0 += 1
+            while b0 < q and _isspace(buf[b0]):
+                b0 += uintp(1)
             b1 = b0
-            while b1 < e and not _isspace(buf[b1]):
-                b1 += 1
-            if b0 == e:
+            while b1 < q and not _isspace(buf[b1]):
+                b1 += uintp(1)
+            if b0 == q:
                 err = E_ONE_FIELD
         if err != E_NONE:
-            return src, dst, values, nrec, slow, nslow, err, pos, e, table, hashes, spans, names
+            err_lo, err_hi = np.int64(pos), np.int64(_line_end(buf, b1))
+            break
         v0 = b1
-        while v0 < e and _isspace(buf[v0]):
-            v0 += 1
+        while v0 < n and buf[v0] != 10 and _isspace(buf[v0]):
+            v0 += uintp(1)
         v1 = v0
-        while v1 < e and not _isspace(buf[v1]):
-            v1 += 1
+        while v1 < n and not _isspace(buf[v1]):
+            v1 += uintp(1)
         if v0 == v1:
             val = 1.0
         else:
-            st, val = parse_number(buf, v0, v1, pow10)
+            st, val = parse_number(buf, np.int64(v0), np.int64(v1), pow10)
             if st > V_SLOW:
-                return src, dst, values, nrec, slow, nslow, st, v0, v1, table, hashes, spans, names
+                err, err_lo, err_hi = st, np.int64(v0), np.int64(v1)
+                break
             if st == V_SLOW:
                 if nslow == slow.shape[0]:
                     slow = np.concatenate((slow, np.empty_like(slow)))
                 slow[nslow, 0] = nrec
-                slow[nslow, 1] = v0
-                slow[nslow, 2] = v1
+                slow[nslow, 1] = np.int64(v0)
+                slow[nslow, 2] = np.int64(v1)
                 nslow += 1
-        for side in range(2):
-            lo = a0 if side == 0 else b0
-            hi = a1 if side == 0 else b1
-            h = _hash(buf, lo, hi)
-            cap = table.size
-            slot = h & np.uint64(cap - 1)
-            while True:
-                t = table[slot]
-                if t < 0 or (hashes[t] == h and _same(buf, lo, hi, names, spans[t, 0], spans[t, 1])):
-                    break
-                slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
-            if t < 0:
-                t = state[S_LABELS]
-                if t == hashes.size:
-                    hashes = np.concatenate((hashes, np.empty_like(hashes)))
-                    spans = np.concatenate((spans, np.empty_like(spans)))
-                at = state[S_NAME_BYTES]
-                while at + hi - lo + 1 > names.size:
-                    names = np.concatenate((names, np.empty_like(names)))
-                names[at : at + hi - lo] = buf[lo:hi]
-                names[at + hi - lo] = 10
-                hashes[t] = h
-                spans[t, 0] = at
-                spans[t, 1] = at + hi - lo
-                table[slot] = t
-                state[S_NAME_BYTES] = at + hi - lo + 1
-                state[S_LABELS] = t + 1
-                if 2 * (t + 1) > cap:  # keep the load factor below 1/2
-                    table = _rehash(hashes, t + 1, 2 * cap)
-            if side == 0:
-                src[nrec] = t
-            else:
-                dst[nrec] = t
         values[nrec] = np.float32(val)
+        if nrec and _same(buf, a0, a1, buf, before0, before1):
+            where[nrec, 0] = -1
+        else:
+            where[nrec, 0] = a0
+            keys[nrec, 0] = _hash(buf, a0, a1)
+        where[nrec, 1] = a1
+        where[nrec, 2] = b0
+        where[nrec, 3] = b1
+        keys[nrec, 1] = _hash(buf, b0, b1)
+        before0, before1 = a0, a1
         nrec += 1
-        pos = e + 1
-    return src, dst, values, nrec, slow, nslow, E_NONE, 0, 0, table, hashes, spans, names
+        pos = _line_end(buf, v1) + uintp(1)
+    # label 2 r + side is record r's first (side 0) or second label
+    at = 0
+    while at < 2 * nrec:
+        at = _known(buf, where, keys, src, dst, at, 2 * nrec, table, spans, names)
+        if at < 2 * nrec:
+            r, side = at >> 1, at & 1
+            lo, hi = where[r, 2 * side], where[r, 2 * side + 1]
+            t, table, hashes, spans, names = _add(buf, lo, hi, keys[r, side], state, table, hashes, spans, names)
+            if side == 0:
+                src[r] = t
+            else:
+                dst[r] = t
+            at += 1
+    return src, dst, values, nrec, slow, nslow, err, err_lo, err_hi, table, hashes, spans, names
+
+
+@njit(cache=True, inline="always")
+def _line_end(buf, i):
+    """The position of the newline ending the line at ``buf[i]`` (``buf.size`` if none)."""
+    n = uintp(buf.size)
+    i = uintp(i)
+    while i < n and buf[i] != 10:
+        i += uintp(1)
+    return i
+
+
+@njit(cache=True)
+def _known(buf, where, keys, src, dst, at, stop, table, spans, names):
+    """Number the labels at .. stop-1 (see ``scan_abc``) while they have numbers;
+    return where the first new one is (stop if none)."""
+    while at < stop:
+        r, side = at >> 1, at & 1
+        lo = where[r, 2 * side]
+        if lo < 0:
+            t = src[r - 1]
+        else:
+            t = _find(buf, lo, where[r, 2 * side + 1], keys[r, side], table, spans, names)
+            if t < 0:
+                return at
+        if side == 0:
+            src[r] = t
+        else:
+            dst[r] = t
+        at += 1
+    return at
+
+
+@njit(cache=True, inline="always")
+def _find(buf, lo, hi, h, table, spans, names):
+    """The number of the label ``buf[lo:hi]`` of hash `h`, or -1 if it has none yet."""
+    mask = uintp(table.size - 1)
+    slot = uintp(h) & mask
+    tag = np.int64(h >> np.uint64(32)) << 32
+    while True:
+        w = table[slot]
+        if w == -1:
+            return np.int64(-1)
+        if (w ^ tag) >> 32 == 0:
+            t = w & 0xFFFFFFFF
+            if _same(buf, lo, hi, names, spans[t, 0], spans[t, 1]):
+                return t
+        slot = (slot + uintp(1)) & mask
+
+
+@njit(cache=True)
+def _add(buf, lo, hi, h, state, table, hashes, spans, names):
+    """Number the new label ``buf[lo:hi]`` of hash `h`; return its number and
+    the tables, reallocated where they grew."""
+    t = state[S_LABELS]
+    if t == hashes.size:
+        hashes = np.concatenate((hashes, np.empty_like(hashes)))
+        spans = np.concatenate((spans, np.empty_like(spans)))
+    at = state[S_NAME_BYTES]
+    while at + hi - lo + 1 > names.size:
+        names = np.concatenate((names, np.empty_like(names)))
+    names[at : at + hi - lo] = buf[lo:hi]
+    names[at + hi - lo] = 10
+    hashes[t] = h
+    spans[t, 0] = at
+    spans[t, 1] = at + hi - lo
+    state[S_NAME_BYTES] = at + hi - lo + 1
+    state[S_LABELS] = t + 1
+    if 2 * (t + 1) > table.size:  # keep the load factor below 1/2
+        table = np.full(2 * table.size, -1, dtype=np.int64)
+        for s in range(t):
+            _place(table, hashes[s], s)
+    _place(table, h, t)
+    return t, table, hashes, spans, names
+
+
+@njit(cache=True, inline="always")
+def _place(table, h, t):
+    """Put label t, of hash `h`, in the first free slot from its own."""
+    mask = uintp(table.size - 1)
+    slot = uintp(h) & mask
+    while table[slot] != -1:
+        slot = (slot + uintp(1)) & mask
+    table[slot] = (np.int64(h >> np.uint64(32)) << 32) | t
 
 
 @njit(cache=True, inline="always")
 def _hash(buf, lo, hi):
-    h = np.uint64(14695981039346656037)
-    for k in range(lo, hi):
-        h = (h ^ np.uint64(buf[k])) * np.uint64(1099511628211)
-    return h
+    """A 64-bit hash of ``buf[lo:hi]``, eight bytes at a time (byte at a time,
+    the multiplications form one chain as long as the label)."""
+    k = uintp(lo)
+    hi = uintp(hi)
+    h = np.uint64(hi - k) * np.uint64(0x9E3779B97F4A7C15)
+    while k + uintp(8) <= hi:
+        w = np.uint64(0)
+        for b in range(8):
+            w |= np.uint64(buf[k + uintp(b)]) << np.uint64(8 * b)
+        h = (h ^ w) * np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+        k += uintp(8)
+    w = np.uint64(0)
+    shift = np.uint64(0)
+    while k < hi:
+        w |= np.uint64(buf[k]) << shift
+        shift += np.uint64(8)
+        k += uintp(1)
+    h = (h ^ w) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(29))
 
 
 @njit(cache=True, inline="always")
 def _same(buf, a0, a1, other, b0, b1):
     """Whether ``buf[a0:a1]`` equals ``other[b0:b1]``."""
-    if a1 - a0 != b1 - b0:
+    length = np.int64(a1) - np.int64(a0)
+    if length != np.int64(b1) - np.int64(b0):
         return False
-    for k in range(a1 - a0):
+    a0 = uintp(a0)
+    b0 = uintp(b0)
+    for k in range(uintp(length)):
         if buf[a0 + k] != other[b0 + k]:
             return False
     return True
-
-
-@njit(cache=True)
-def _rehash(hashes, nid, cap):
-    """An open-addressing table of `cap` slots holding ids 0 .. nid-1 by their hashes."""
-    table = np.full(cap, -1, dtype=np.int64)
-    for t in range(nid):
-        s = hashes[t] & np.uint64(cap - 1)
-        while table[s] >= 0:
-            s = (s + np.uint64(1)) & np.uint64(cap - 1)
-        table[s] = t
-    return table
 
 
 @njit(cache=True)

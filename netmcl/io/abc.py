@@ -15,6 +15,9 @@ __all__ = ["read_abc"]
 
 log = logging.getLogger("netmcl")
 
+#: longest line read (the scanner keeps positions within a block as int32)
+LONGEST_LINE = 1 << 30
+
 
 _COMMA_HINT = (
     " It contains a comma: separate fields by TABs or blanks (for a CSV file: tr ',' '\\t' < in > out) "
@@ -132,6 +135,11 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         if whole:
             scan(block, whole)
         pending = block[whole:]
+        if len(pending) > LONGEST_LINE:
+            line = int(scan.state[_codes.S_LINE]) + 1
+            raise InputFileError(
+                name, f"This line is longer than {LONGEST_LINE:,} bytes: this is not a label file.", line=line
+            )
     if pending:
         scan(pending, len(pending))
     if not scan.src.size:
