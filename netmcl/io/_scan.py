@@ -371,8 +371,8 @@ def _place(table, h, t):
 
 @njit(cache=True, inline="always")
 def _hash(buf, lo, hi):
-    """A 64-bit hash of ``buf[lo:hi]``, eight bytes at a time (byte at a time,
-    the multiplications form one chain as long as the label)."""
+    """A 64-bit hash of ``buf[lo:hi]``, taken eight bytes at a time: one
+    multiplication per word, where a byte at a time would chain one per byte."""
     k = uintp(lo)
     hi = uintp(hi)
     h = np.uint64(hi - k) * np.uint64(0x9E3779B97F4A7C15)
