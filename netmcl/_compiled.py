@@ -110,6 +110,7 @@ KEEP_UNUSED_DAYS = 30
 _SOURCES = (
     "_compiled.py",
     "_graph_kernels.py",
+    "_jit.py",
     "engines/_constants.py",
     "engines/_kernels.py",
     "io/_codes.py",

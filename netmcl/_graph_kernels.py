@@ -4,8 +4,10 @@ submatrices, and the CSC form of coordinates with repeats merged by maximum."""
 import numpy as np
 from numba import njit
 
+from ._jit import leaf, sort_by_key
 
-@njit(cache=True, nogil=True)
+
+@leaf
 def root(parent, v):
     """The root of v's tree in the union-find forest `parent`, halving the path walked."""
     while parent[v] != v:
@@ -70,9 +72,8 @@ def csc_max(rows, cols, vals, n, mirror, indices, data):
 
     `indices` and `data` receive the entries (room for all of them, mirrors
     included); returns ``(indptr, count)``, the merged entries being their
-    first `count`.  A counting sort by column, then a sort of each column by
-    row: the memory is the output plus one column, not a sort of every entry
-    at once.
+    first `count`.  A counting sort by column, then each column sorted by row
+    in place: the memory is the output, not a sort of every entry at once.
     """
     indptr = np.zeros(n + 1, dtype=np.int64)
     for t in range(rows.size):
@@ -92,19 +93,26 @@ def csc_max(rows, cols, vals, n, mirror, indices, data):
             indices[fill[c]] = cols[t]
             data[fill[c]] = vals[t]
             fill[c] += 1
+    return indptr, _merge_columns(indptr, indices, data, np.empty(192, dtype=np.int64))
+
+
+@leaf
+def _merge_columns(indptr, indices, data, stack):
+    """Sort each column of CSC arrays by row and merge repeated rows by maximum,
+    in place; return the entry count left (`indptr` then points at them).
+    `stack`: the sort's (``sort_by_key``)."""
+    n = indptr.size - 1
     out = 0
     for c in range(n):
         lo, hi = indptr[c], indptr[c + 1]
-        order = np.argsort(indices[lo:hi])
-        seg_rows = indices[lo:hi][order]
-        seg_vals = data[lo:hi][order]
+        sort_by_key(indices, data, lo, hi, stack)
         indptr[c] = out
-        for t in range(seg_rows.size):
-            if t > 0 and seg_rows[t] == seg_rows[t - 1]:
-                data[out - 1] = max(data[out - 1], seg_vals[t])
+        for t in range(lo, hi):  # out <= t: the entries are moved down, never over one not read yet
+            if out > indptr[c] and indices[t] == indices[out - 1]:
+                data[out - 1] = max(data[out - 1], data[t])
             else:
-                indices[out] = seg_rows[t]
-                data[out] = seg_vals[t]
+                indices[out] = indices[t]
+                data[out] = data[t]
                 out += 1
     indptr[n] = out
-    return indptr, out
+    return out

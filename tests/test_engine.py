@@ -492,6 +492,42 @@ def test_output_grows_past_the_estimate_when_pruning_keeps_ties(appender_kind):
     assert np.array_equal(engine.result().toarray(), np.full((5, 5), 0.2, dtype=np.float32))
 
 
+@pytest.mark.parametrize("wide_runs", [True, False])
+def test_output_that_grows_inside_runs_of_heavy_columns_gives_the_same_iterands(gavin, monkeypatch, wide_runs):
+    """Estimated at one entry a column, a chunk's output grows at nearly every column, in the middle
+    of runs of heavy columns expanded together too, whose other columns wait in their accumulators."""
+    from netmcl.engines.cpu import CpuEngine
+
+    params = MclParams.build(inflation=2.0)
+    usual = _iterands(gavin, CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide_runs), params, 3)
+    estimates = CpuEngine._column_estimates
+    monkeypatch.setattr(CpuEngine, "_column_estimates", lambda self, p: (estimates(self, p)[0], np.ones(self.n)))
+    engine = CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide_runs)
+    grown = _iterands(gavin, engine, params, 3)
+    assert engine.result().nnz > 2 * engine.n  # every chunk's output outgrew its room
+    assert all(_same(a, b) for a, b in zip(usual, grown))
+
+
+def test_sort_by_key_orders_every_kind_of_input():
+    """The kernels' own sort (numba's needs its runtime): keys in order, each value still with its key,
+    the rest of the arrays untouched; heapsort, its fallback, alike."""
+    from netmcl._jit import _heapsort, sort_by_key
+
+    rng = np.random.default_rng(7)
+    stack = np.empty(192, dtype=np.int64)
+    for size in (0, 1, 2, 3, 15, 16, 17, 40, 1000, 50_000):
+        for keys in (rng.integers(0, 10**6, size), rng.integers(0, 4, size), np.arange(size), np.arange(size)[::-1],
+                     np.r_[np.arange(size // 2), np.arange(size - size // 2)[::-1]]):  # the last: an organ pipe
+            padded = np.r_[[-5, -6], keys, [-7]].astype(np.int32)
+            values = padded * np.float32(0.5)
+            expected = np.r_[[-5, -6], np.sort(keys), [-7]]
+            sort_by_key(padded, values, 2, size + 2, stack)
+            assert np.array_equal(padded, expected) and np.array_equal(values, padded * np.float32(0.5))
+            alone = np.r_[[-5, -6], keys, [-7]].astype(np.int32)
+            _heapsort(alone, alone[:0], 2, size + 2)
+            assert np.array_equal(alone, expected)
+
+
 _HEAP_SCRIPT = """
 import sys
 import numpy as np

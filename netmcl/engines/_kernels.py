@@ -62,6 +62,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from .._jit import leaf, sort_by_key
 from ._constants import (
     BLOCK_MASK,
     BLOCK_SHIFT,
@@ -87,7 +88,7 @@ from ._constants import (
 )
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _block(colstart, colstop, cuts, k, h):
     """The entries of column k in row block h (``BLOCK_SHIFT``): where its rows
     are ``h * 2**BLOCK_SHIFT`` plus the stored offsets.  `cuts`, shape
@@ -98,7 +99,7 @@ def _block(colstart, colstop, cuts, k, h):
     return uintp(low), uintp(high)
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _pattern(colstart, colstop, cuts, indices, j, out):
     """Write the rows of column j (block offsets added) to `out`, in the order
     stored; return how many."""
@@ -232,7 +233,7 @@ def with_max_loops(indptr, indices, data):
     return out_ptr, out_idx, out_val
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _inflate_vector(vals, lo, hi, power):
     """Raise vals[lo:hi] to `power` and rescale; return False if emptied."""
     s = 0.0
@@ -262,7 +263,7 @@ def inflate_columns(indptr, data, power):
     return emptied
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _select(a, m, r):
     """The value of rank r (0-based, ascending, with multiplicity) among a[:m].
 
@@ -296,7 +297,7 @@ def _select(a, m, r):
     return a[r]
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _kth_largest(vals, n, limit, k, scratch):
     """The k-th largest of vals[:n] among entries < limit, counted with multiplicity."""
     m = 0
@@ -307,7 +308,7 @@ def _kth_largest(vals, n, limit, k, scratch):
     return _select(scratch, m, m - k)
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _masked_mass(vals, n, bar):
     s = 0.0
     c = 0
@@ -318,7 +319,7 @@ def _masked_mass(vals, n, bar):
     return s, c
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals, fused):
     """Move the non-zero sums ``acc[first + i * stride]``, i = 0 .. n-1, into
     rows/vals (rows i ascending) and clear them; return their count and the
@@ -368,7 +369,7 @@ def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals, fused):
     return m, (kept, peak, squares, mass)
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _tally(rows, vals, m, cut, kept_rows, kept_vals):
     """Measure an expanded column for pruning (mcl-spec d.4): the count of
     the entries at or above the cutoff (all when ``cut < 0``), listed in
@@ -390,7 +391,7 @@ def _tally(rows, vals, m, cut, kept_rows, kept_vals):
     return kept, peak, squares, mass
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _gather(n, u, acc, touched, bits, rows, vals):
     """Move the sums of the u touched rows, ascending, into rows/vals; clear acc.
 
@@ -402,7 +403,7 @@ def _gather(n, u, acc, touched, bits, rows, vals):
     iteration (about 1,000 rows a column), sorting took half the time.
     """
     if u * SORT_BELOW < n:
-        touched[:u].sort()
+        sort_by_key(touched, touched[:0], 0, u, touched[u:])  # past the u rows, n - u > 4095 free items
         for t in range(u):
             i = touched[t]
             rows[t] = i
@@ -481,14 +482,14 @@ def _prefetch_line(typingctx, indices, data, ahead, ahead_end):
     return sig, codegen
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _prefetch_rest(indices, data, ahead, ahead_end):
     """Prefetch the lines of entries ahead .. ahead_end - 1 not fetched yet."""
     while ahead < ahead_end:
         ahead = _prefetch_line(indices, data, ahead, ahead_end)
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _add_products(colstart, colstop, indices, data, k, f, acc, ahead, ahead_end):
     """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense
     path), prefetching entries ahead .. ahead_end - 1 (the next column read) a
@@ -503,7 +504,7 @@ def _add_products(colstart, colstop, indices, data, k, f, acc, ahead, ahead_end)
     _prefetch_rest(indices, data, ahead, ahead_end)
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _next_column(colstart, colstop, cuts, pattern, t, m):
     """The entry range of the column read after ``pattern[t]``, of the m
     columns a column reads (empty after the last).
@@ -551,7 +552,7 @@ def _add_lanes(typingctx, acc, base, factors, value):
     return sig, codegen
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors):
     """The union of the patterns of columns cols[first .. first+size-1], ascending.
 
@@ -588,14 +589,14 @@ def _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, 
         u += 1
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _lanes(factors, t, first):
     """factors[t, first : first + LANES] as a tuple (one vector register)."""
     return (factors[t, first], factors[t, first + 1], factors[t, first + 2], factors[t, first + 3],
             factors[t, first + 4], factors[t, first + 5], factors[t, first + 6], factors[t, first + 7])
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, group, flops, sharing, buf, heads, ends,
                   ks, halves, factors):
     """Accumulate the heavy dense-path columns cols[first .. first+size-1] together.
@@ -660,7 +661,7 @@ def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, 
     return 0
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _next_read(factors, t, u, low, high):
     """The first of the union's rows t .. u-1 read by one of the columns low .. high-1
     (u if none)."""
@@ -672,7 +673,7 @@ def _next_read(factors, t, u, low, high):
     return u
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched):
     """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
@@ -709,7 +710,7 @@ def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, to
     return u
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched):
     """Expand column j with exact double products (mcl's sparse path).
 
@@ -744,7 +745,7 @@ def _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, m
     return u
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _at_least(rows, vals, m, bar):
     """Keep the entries of rows/vals[:m] with values at least `bar`, in order; return how many."""
     c = 0
@@ -756,7 +757,7 @@ def _at_least(rows, vals, m, bar):
     return c
 
 
-@njit(cache=True, nogil=True)
+@leaf
 def _prune_column(j, rows, vals, m, tally, kept_rows, kept_vals, select, recover, pct, inflation, cut, scratch, stats):
     """Prune, rescale and inflate one expanded column in place (mcl-spec d.4).
 
@@ -797,8 +798,9 @@ def _prune_column(j, rows, vals, m, tally, kept_rows, kept_vals, select, recover
                     bar = np.float64(_kth_largest(kept_vals, m, sbar, recover - n_sel, scratch))
                 mass_final, n_kept = _masked_mass(kept_vals, m, bar)
             m = _at_least(kept_rows, kept_vals, m, bar)
-        rows[:m] = kept_rows[:m]
-        vals[:m] = kept_vals[:m]
+        for t in range(m):
+            rows[t] = kept_rows[t]
+            vals[t] = kept_vals[t]
     if mass_final < stats[STAT_MIN_MASS]:
         stats[STAT_MIN_MASS] = mass_final
     # ---- rescale (not a loop put in by the emergency: its mass is 0) -------
@@ -812,6 +814,38 @@ def _prune_column(j, rows, vals, m, tally, kept_rows, kept_vals, select, recover
         m = 0
     stats[STAT_KEPT] += m
     return m, chaos
+
+
+@leaf
+def _expand_alone(colstart, colstop, cuts, indices, data, j, pattern, buf):
+    """Accumulate the heavy column j, alone, into `buf` (mcl's dense path):
+    one row block after the other, so that the block's part of the
+    accumulator stays in L2."""
+    m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+    first = uintp(colstart[j])
+    blocks = cuts.shape[0] + 1
+    for h in range(blocks):
+        low = colstart if h == 0 else cuts[h - 1]
+        high = colstop if h == blocks - 1 else cuts[h]
+        part = buf[uintp(h) << uintp(BLOCK_SHIFT) :]
+        for t in range(m):
+            ahead, ahead_end = _next_column(low, high, cuts[:0], pattern, t, m)
+            _add_products(low, high, indices, data, uintp(pattern[t]), data[first + uintp(t)], part, ahead, ahead_end)
+
+
+@leaf
+def _emit(rows, vals, m, out_idx, out_val, at, counts, c, blocks):
+    """Append the m entries of a computed column (rows/vals) to the output
+    from position `at`, rows as offsets in their block, and count them per
+    row block in ``counts[c]``."""
+    for t in range(m):
+        out_idx[at + t] = rows[t] & BLOCK_MASK if blocks > 1 else rows[t]
+        out_val[at + t] = vals[t]
+    if blocks > 1:  # rows ascending: block after block
+        for t in range(m):
+            counts[c, rows[t] >> BLOCK_SHIFT] += 1
+    else:
+        counts[c, 0] = m
 
 
 @njit(cache=True, nogil=True)
@@ -909,90 +943,106 @@ def expand_columns(
     stats : float64 array
         Counters, see the ``STAT_*`` slots.
     """
-    ncols = pos_hi - pos_lo
     out_idx = np.empty(max(room, 1), dtype=indices.dtype)
-    out_val = np.empty(max(room, 1), dtype=np.float32)
-    n_out = 0
+    out_val = np.empty(out_idx.size, dtype=np.float32)
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
+    blocks = cuts.shape[0] + 1
+    counts = np.zeros((pos_hi - pos_lo, blocks), dtype=np.int64)
+    carry = np.zeros(3, dtype=np.int64)  # a run of heavy columns under way (see ``_columns``)
+    pos, n_out = pos_lo, 0
     chaos_max = -np.inf  # mcl's maximum can be negative: (max - sum of squares) < 0
+    while True:
+        # `_columns` allocates nothing: it stops at a column that does not fit the output, which grows here
+        pos, n_out, chaos, m = _columns(
+            n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos, pos_lo, pos_hi, cut, select, recover,
+            pct, inflation, lane_sharing, run, work, out_idx, out_val, n_out, counts, stats, carry,
+        )
+        chaos_max = max(chaos_max, chaos)
+        if pos == pos_hi:
+            return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats
+        out_idx, out_val = _grown(out_idx, out_val, n_out, n_out + m)
+        _emit(work[6], work[7], m, out_idx, out_val, n_out, counts, pos - pos_lo, blocks)
+        n_out += m
+        pos += 1
+
+
+@leaf
+def _columns(
+    n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos, pos_lo, pos_hi, cut, select, recover, pct,
+    inflation, lane_sharing, run, work, out_idx, out_val, n_out, counts, stats, carry,
+):
+    """``expand_columns``' work, from position `pos` of `order`, the output
+    holding `n_out` entries, until the last column or one whose entries do
+    not fit the output.
+
+    Returns the position and output size reached, the largest chaos, and
+    the entry count of the column at that position, computed into the work
+    arrays' rows and values but not written out (-1 after the last column).
+    A run of heavy columns may then be under way: `carry` holds its size,
+    whether its accumulators are interleaved (``_expand_heavy``) and how many
+    of its columns are left, so that the next call goes on with it.
+    """
+    chaos_max = -np.inf
     acc, mark, bits, touched, pattern, buf, rows, vals, scratch, kept_rows, kept_vals, heads, ends, ks, halves, factors = (
         work
     )
     blocks = cuts.shape[0] + 1
-    counts = np.zeros((ncols, blocks), dtype=np.int64)
-    group = group_size(n)
+    size, lanes, left = carry[0], carry[1], carry[2]
     full = True  # the last heavy column filled most rows
-    pos = pos_lo
     while pos < pos_hi:
-        # the run of heavy columns next in `order` on mcl's dense path, at most `run` long
-        size = 0
-        run_flops = 0
-        while size < run and pos + size < pos_hi:
-            f = flops[order[pos + size]]
-            if f * 10 < n_rule or f * 2 < n:
-                break
-            run_flops += f
-            size += 1
-        lanes = 0
-        if size > 1:
-            lanes = _expand_heavy(
-                n, colstart, colstop, cuts, indices, data, order, pos, size, group, run_flops, lane_sharing, buf, heads,
-                ends, ks, halves, factors,
-            )
-        elif size == 1:
-            # one row block after the other, each block's part of the accumulator staying in L2
-            j = order[pos]
-            m = _pattern(colstart, colstop, cuts, indices, j, pattern)
-            first = uintp(colstart[j])
-            for h in range(blocks):
-                low = colstart if h == 0 else cuts[h - 1]
-                high = colstop if h == blocks - 1 else cuts[h]
-                part = buf[uintp(h) << uintp(BLOCK_SHIFT) :]
-                for t in range(m):
-                    ahead, ahead_end = _next_column(low, high, cuts[:0], pattern, t, m)
-                    _add_products(low, high, indices, data, uintp(pattern[t]), data[first + uintp(t)], part, ahead,
-                                  ahead_end)
-        for b in range(max(size, 1)):
-            j = order[pos]
-            if size > 0:
-                # a heavy column: its accumulator is buf[b * n : (b + 1) * n], or lane b of the interleaved ones;
-                # measured in the scan if the heavy column before filled most rows
-                m, tally = _scan(
-                    n, buf, rows, vals, b if lanes else b * n, max(lanes, 1), cut, kept_rows, kept_vals, full,
+        if left == 0:
+            # the run of heavy columns next in `order` on mcl's dense path, at most `run` long
+            size = 0
+            run_flops = 0
+            while size < run and pos + size < pos_hi:
+                f = flops[order[pos + size]]
+                if f * 10 < n_rule or f * 2 < n:
+                    break
+                run_flops += f
+                size += 1
+            lanes = 0
+            if size > 1:
+                lanes = _expand_heavy(
+                    n, colstart, colstop, cuts, indices, data, order, pos, size, group_size(n), run_flops,
+                    lane_sharing, buf, heads, ends, ks, halves, factors,
                 )
-                full = 2 * m > n
+            elif size == 1:
+                _expand_alone(colstart, colstop, cuts, indices, data, order[pos], pattern, buf)
+            left = max(size, 1)
+        j = order[pos]
+        if size > 0:
+            # heavy column b of the run: its accumulator is buf[b * n : (b + 1) * n], or lane b of the
+            # interleaved ones; measured in the scan if the heavy column before filled most rows
+            b = size - left
+            m, tally = _scan(n, buf, rows, vals, b if lanes else b * n, max(lanes, 1), cut, kept_rows, kept_vals, full)
+            full = 2 * m > n
+            stats[STAT_DENSE_PATH] += 1
+            stats[STAT_LANES] += lanes > 0
+        else:
+            light = flops[j] * 10 >= n_rule  # mcl's rule for its dense product path
+            if light:
+                u = _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched)
                 stats[STAT_DENSE_PATH] += 1
-                stats[STAT_LANES] += lanes > 0
             else:
-                light = flops[j] * 10 >= n_rule  # mcl's rule for its dense product path
-                if light:
-                    u = _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched)
-                    stats[STAT_DENSE_PATH] += 1
-                else:
-                    u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
-                if light and u * 16 > n:  # reading the whole accumulator is cheaper than ordering the rows
-                    m, tally = _scan(n, acc, rows, vals, 0, 1, cut, kept_rows, kept_vals, 2 * u > n)
-                else:
-                    m = _gather(n, u, acc, touched, bits, rows, vals)
-                    tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)
-            m, chaos = _prune_column(
-                j, rows, vals, m, tally, kept_rows, kept_vals, select, recover, pct, inflation, cut, scratch, stats
-            )
-            chaos_max = max(chaos_max, chaos)
-            if n_out + m > out_idx.size:
-                out_idx, out_val = _grown(out_idx, out_val, n_out, n_out + m)
-            if blocks > 1:  # rows ascending: block after block
-                for t in range(m):
-                    out_idx[n_out + t] = rows[t] & BLOCK_MASK
-                    counts[pos - pos_lo, rows[t] >> BLOCK_SHIFT] += 1
+                u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
+            if light and u * 16 > n:  # reading the whole accumulator is cheaper than ordering the rows
+                m, tally = _scan(n, acc, rows, vals, 0, 1, cut, kept_rows, kept_vals, 2 * u > n)
             else:
-                out_idx[n_out : n_out + m] = rows[:m]
-                counts[pos - pos_lo, 0] = m
-            out_val[n_out : n_out + m] = vals[:m]
-            n_out += m
-            pos += 1
-    return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats
+                m = _gather(n, u, acc, touched, bits, rows, vals)
+                tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)
+        m, chaos = _prune_column(
+            j, rows, vals, m, tally, kept_rows, kept_vals, select, recover, pct, inflation, cut, scratch, stats
+        )
+        chaos_max = max(chaos_max, chaos)
+        left -= 1
+        if n_out + m > out_idx.size:
+            carry[0], carry[1], carry[2] = size, lanes, left
+            return pos, n_out, chaos_max, m
+        _emit(rows, vals, m, out_idx, out_val, n_out, counts, pos - pos_lo, blocks)
+        n_out += m
+        pos += 1
+    return pos, n_out, chaos_max, -1
 
 
 @njit(cache=True, nogil=True)

@@ -18,6 +18,7 @@ correctly rounded as well.
 import numpy as np
 from numba import njit, uintp
 
+from .._jit import leaf
 from ._codes import (
     E_BAD_NUMBER,
     E_EMPTY_LABEL,
@@ -39,6 +40,8 @@ from ._codes import (
 )
 
 _TWO53 = 1 << 53
+_INFINITY = tuple(b"infinity")
+_NAN = tuple(b"nan")
 
 
 @njit(cache=True, inline="always")
@@ -51,7 +54,7 @@ def _isdigit(c):
     return 48 <= c <= 57
 
 
-@njit(cache=True)
+@leaf
 def parse_number(buf, i, end, pow10):
     """Parse the decimal number ``buf[i:end]`` (the whole span).
 
@@ -126,20 +129,19 @@ def parse_number(buf, i, end, pow10):
     return V_FAST, v / pow10[-e10]
 
 
-@njit(cache=True)
+@leaf
 def _word_status(buf, i, end):
     """E_NONFINITE when ``buf[i:end]`` spells inf, infinity or nan, else E_BAD_NUMBER."""
     n = end - i
     if n != 3 and n != 8:
         return E_BAD_NUMBER
-    word = "infinity" if n == 8 else "inf"
-    ok_inf = True
+    ok_inf = True  # "inf" is the start of "infinity"
     ok_nan = n == 3
     for k in range(n):
         c = buf[i + k] | 32  # lower case
-        if c != ord(word[k]):
+        if c != _INFINITY[k]:
             ok_inf = False
-        if n == 3 and c != ord("nan"[k]):
+        if n == 3 and c != _NAN[k]:
             ok_nan = False
     return E_NONFINITE if (ok_inf or ok_nan) else E_BAD_NUMBER
 
@@ -295,7 +297,7 @@ def _line_end(buf, i):
     return i
 
 
-@njit(cache=True)
+@leaf
 def _known(buf, where, keys, src, dst, at, stop, table, spans, names):
     """Number the labels at .. stop-1 (see ``scan_abc``) while they have numbers;
     return where the first new one is (stop if none)."""
@@ -407,7 +409,7 @@ def _same(buf, a0, a1, other, b0, b1):
     return True
 
 
-@njit(cache=True)
+@leaf
 def _skip_blank(buf, i, line):
     """Skip whitespace and ``#`` comments; returns the new position and line number."""
     n = buf.size
@@ -431,7 +433,7 @@ def _is_value_char(c):
     return not (_isspace(c) or c == 36 or c == 40 or c == 41 or c == 35 or c == 58)  # $ ( ) # :
 
 
-@njit(cache=True)
+@leaf
 def _read_index(buf, i):
     """A non-negative decimal integer at ``buf[i]``: (value, end), or (-1, i) if none, (-2, i) if negative."""
     n = buf.size
