@@ -508,6 +508,27 @@ def test_output_that_grows_inside_runs_of_heavy_columns_gives_the_same_iterands(
     assert all(_same(a, b) for a, b in zip(usual, grown))
 
 
+@pytest.mark.parametrize("size", [5, 511, 512, 513, 3000])
+def test_kth_largest_by_quickselect_or_radix_select(size):
+    """Pruning's k-th largest (with multiplicity, among the entries below a limit): quickselect below
+    RADIX_BELOW entries, radix select on the float bits above; negative values, signed zeros and ties too."""
+    from netmcl.engines._constants import RADIX_BELOW
+    from netmcl.engines._kernels import _kth_largest
+
+    assert RADIX_BELOW == 512
+    rng = np.random.default_rng(size)
+    hist = np.empty(2048, dtype=np.int32)
+    for values in (rng.exponential(1e-3, size), rng.integers(1, 30, size) * 1e-4, rng.normal(0, 1, size),
+                   np.where(rng.random(size) < 0.5, 0.0, -0.0) + rng.integers(0, 3, size),
+                   rng.exponential(1, size) * 10.0 ** rng.integers(-30, 30, size)):
+        values = values.astype(np.float32)
+        for limit in (np.inf, float(np.quantile(values, 0.8))):
+            below = np.sort(values[values < limit])
+            for k in {k for k in (1, 2, below.size // 3 + 1, below.size) if 1 <= k <= below.size}:
+                got = _kth_largest(values, size, limit, k, np.empty(size, dtype=np.float32), hist)
+                assert got == below[below.size - k]
+
+
 def test_sort_by_key_orders_every_kind_of_input():
     """The kernels' own sort (numba's needs its runtime): keys in order, each value still with its key,
     the rest of the arrays untouched; heapsort, its fallback, alike."""

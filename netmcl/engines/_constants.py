@@ -58,6 +58,9 @@ LANE_SHARING = 1.5
 #: u * SORT_BELOW < n, else through a bitmap of the n rows: sorting costs
 #: about 30 ns a row at these sizes, a bitmap about 0.5 ns per 64 rows
 SORT_BELOW = 4096
+#: pruning finds the k-th largest of fewer entries than this by quickselect, of more by
+#: radix select, whose fixed cost (three histograms of up to 2,048 counters) is then paid back
+RADIX_BELOW = 512
 #: a matrix of more than 65,536 nodes keeps its rows as uint16 offsets within
 #: blocks of 2**BLOCK_SHIFT rows: a column's entries are stored block after
 #: block, and the iterand's ``cuts`` say where each block after the first
