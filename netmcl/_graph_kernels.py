@@ -4,7 +4,7 @@ submatrices, and the CSC form of coordinates with repeats merged by maximum."""
 import numpy as np
 from numba import njit
 
-from ._jit import leaf, sort_by_key
+from ._jit import SORT_STACK, leaf, sort_by_key
 
 
 @leaf
@@ -93,7 +93,7 @@ def csc_max(rows, cols, vals, n, mirror, indices, data):
             indices[fill[c]] = cols[t]
             data[fill[c]] = vals[t]
             fill[c] += 1
-    return indptr, _merge_columns(indptr, indices, data, np.empty(192, dtype=np.int64))
+    return indptr, _merge_columns(indptr, indices, data, np.empty(SORT_STACK, dtype=np.int64))
 
 
 @leaf

@@ -18,11 +18,15 @@ either way.
 
 from numba import njit
 
-__all__ = ["leaf", "sort_by_key"]
+__all__ = ["SORT_STACK", "leaf", "sort_by_key"]
 
 #: ``@leaf`` before a kernel that allocates nothing: numba's ``njit``, cached,
 #: releasing the GIL, without reference counting
 leaf = njit(cache=True, nogil=True, _nrt=False)
+
+#: the items ``sort_by_key``'s stack needs: three for each range left for
+#: later, at most one range per bit of an int64 item count
+SORT_STACK = 3 * 64
 
 
 @leaf
@@ -33,7 +37,7 @@ def sort_by_key(keys, values, lo, hi, stack):
     Quicksort (median of three) down to 16 items, then insertion sort;
     heapsort for a range that quicksort would split too many times (an
     input built against the median of three).  `stack` (integers, at least
-    192) holds the ranges left for later: the larger side of each split, so
+    SORT_STACK) holds the ranges left for later: the larger side of each split, so
     that at most log2 of the items wait at once.
     """
     depth = 0

@@ -512,12 +512,12 @@ def test_output_that_grows_inside_runs_of_heavy_columns_gives_the_same_iterands(
 def test_kth_largest_by_quickselect_or_radix_select(size):
     """Pruning's k-th largest (with multiplicity, among the entries below a limit): quickselect below
     RADIX_BELOW entries, radix select on the float bits above; negative values, signed zeros and ties too."""
-    from netmcl.engines._constants import RADIX_BELOW
+    from netmcl.engines._constants import RADIX_BELOW, RADIX_BUCKETS
     from netmcl.engines._kernels import _kth_largest
 
     assert RADIX_BELOW == 512
     rng = np.random.default_rng(size)
-    hist = np.empty(2048, dtype=np.int32)
+    hist = np.empty(RADIX_BUCKETS, dtype=np.int32)
     for values in (rng.exponential(1e-3, size), rng.integers(1, 30, size) * 1e-4, rng.normal(0, 1, size),
                    np.where(rng.random(size) < 0.5, 0.0, -0.0) + rng.integers(0, 3, size),
                    rng.exponential(1, size) * 10.0 ** rng.integers(-30, 30, size)):
@@ -532,10 +532,10 @@ def test_kth_largest_by_quickselect_or_radix_select(size):
 def test_sort_by_key_orders_every_kind_of_input():
     """The kernels' own sort (numba's needs its runtime): keys in order, each value still with its key,
     the rest of the arrays untouched; heapsort, its fallback, alike."""
-    from netmcl._jit import _heapsort, sort_by_key
+    from netmcl._jit import SORT_STACK, _heapsort, sort_by_key
 
     rng = np.random.default_rng(7)
-    stack = np.empty(192, dtype=np.int64)
+    stack = np.empty(SORT_STACK, dtype=np.int64)
     for size in (0, 1, 2, 3, 15, 16, 17, 40, 1000, 50_000):
         for keys in (rng.integers(0, 10**6, size), rng.integers(0, 4, size), np.arange(size), np.arange(size)[::-1],
                      np.r_[np.arange(size // 2), np.arange(size - size // 2)[::-1]]):  # the last: an organ pipe

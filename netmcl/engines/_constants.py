@@ -61,6 +61,8 @@ SORT_BELOW = 4096
 #: pruning finds the k-th largest of fewer entries than this by quickselect, of more by
 #: radix select, whose fixed cost (three histograms of up to 2,048 counters) is then paid back
 RADIX_BELOW = 512
+#: the radix select's histogram: 11 bits of the keys a pass
+RADIX_BUCKETS = 1 << 11
 #: a matrix of more than 65,536 nodes keeps its rows as uint16 offsets within
 #: blocks of 2**BLOCK_SHIFT rows: a column's entries are stored block after
 #: block, and the iterand's ``cuts`` say where each block after the first

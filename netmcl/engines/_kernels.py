@@ -74,6 +74,7 @@ from ._constants import (
     LINE,
     N_STATS,
     RADIX_BELOW,
+    RADIX_BUCKETS,
     RUN,
     SORT_BELOW,
     STAT_DENSE_PATH,
@@ -304,7 +305,7 @@ def _kth_largest(vals, n, limit, k, scratch, hist):
 
     Up to RADIX_BELOW entries by quickselect (``_select``); above, by radix
     select on the values' bits, mapped to unsigned keys in the values' order:
-    a histogram of the top 11 bits (`hist`, 2048 counters) finds the bucket
+    a histogram of the top 11 bits (`hist`, RADIX_BUCKETS counters) finds the bucket
     that holds the rank, its entries are kept, and the next 11 and the last
     10 bits are counted among them.  Each pass is branch-free, where a
     quickselect's comparisons mispredict half the time: 3-4x faster on the
@@ -440,7 +441,8 @@ def _gather(n, u, acc, touched, bits, rows, vals):
     iteration (about 1,000 rows a column), sorting took half the time.
     """
     if u * SORT_BELOW < n:
-        sort_by_key(touched, touched[:0], 0, u, touched[u:])  # past the u rows, n - u > 4095 free items
+        # its stack: the free items past the u rows (n - u > 4095, more than SORT_STACK)
+        sort_by_key(touched, touched[:0], 0, u, touched[u:])
         for t in range(u):
             i = touched[t]
             rows[t] = i
@@ -907,7 +909,7 @@ def work_arrays(n, run):
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32),
         np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
         np.empty(heavy, dtype=np.int32), np.empty(heavy, dtype=np.uint8), np.empty((heavy, RUN), dtype=np.float32),
-        np.empty(2048, dtype=np.int32),
+        np.empty(RADIX_BUCKETS, dtype=np.int32),
     )
 
 
@@ -1003,7 +1005,8 @@ def expand_columns(
         if pos == pos_hi:
             return counts, out_idx[:n_out], out_val[:n_out], chaos_max, stats
         out_idx, out_val = _grown(out_idx, out_val, n_out, n_out + m)
-        _emit(work[6], work[7], m, out_idx, out_val, n_out, counts, pos - pos_lo, blocks)
+        rows, vals = work[6], work[7]  # where `_columns` left that column
+        _emit(rows, vals, m, out_idx, out_val, n_out, counts, pos - pos_lo, blocks)
         n_out += m
         pos += 1
 
@@ -1025,10 +1028,11 @@ def _columns(
     of its columns are left, so that the next call goes on with it.
     """
     chaos_max = -np.inf
-    (acc, mark, bits, touched, pattern, buf, rows, vals, scratch, kept_rows, kept_vals, heads, ends, ks, halves, factors,
-     hist) = work
+    (acc, mark, bits, touched, pattern, buf, rows, vals, scratch, kept_rows, kept_vals, heads, ends, ks, halves,
+     factors, hist) = work
     blocks = cuts.shape[0] + 1
     size, lanes, left = carry[0], carry[1], carry[2]
+    group = group_size(n)
     full = True  # the last heavy column filled most rows
     while pos < pos_hi:
         if left == 0:
@@ -1044,7 +1048,7 @@ def _columns(
             lanes = 0
             if size > 1:
                 lanes = _expand_heavy(
-                    n, colstart, colstop, cuts, indices, data, order, pos, size, group_size(n), run_flops,
+                    n, colstart, colstop, cuts, indices, data, order, pos, size, group, run_flops,
                     lane_sharing, buf, heads, ends, ks, halves, factors,
                 )
             elif size == 1:

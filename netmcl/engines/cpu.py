@@ -57,7 +57,7 @@ NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
 #: up), row lists, pattern, values, partition scratch, cutoff survivors)
 SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4
 #: and per thread whatever the size (the pruning's selection histogram)
-SCRATCH_BYTES = 4 * 2048
+SCRATCH_BYTES = 4 * C.RADIX_BUCKETS
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
 _M_MMAP_THRESHOLD = -3
 MAPPED_BLOCK_BYTES = 128 * 1024
