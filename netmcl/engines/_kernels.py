@@ -890,6 +890,21 @@ def _emit(rows, vals, m, out_idx, out_val, at, counts, c, blocks):
 
 
 @njit(cache=True, nogil=True)
+def _line_aligned_zeros(count):
+    """`count` zeroed doubles starting at a cache line (64 bytes).
+
+    The interleaved accumulators of a run (``_expand_heavy``) are read and
+    written a row (64 bytes) at a time: a row that straddles two lines costs
+    two.  numba aligns arrays to 32 bytes only, and where the allocation
+    fell on an odd multiple of 32 the Python API ran 1.4x slower on the
+    BioNEV network (14.4-15.0 s against 10.4-10.9 s).
+    """
+    room = np.zeros(count + LANES)  # LANES doubles: one line
+    skip = (LANES - room.ctypes.data // 8 % LANES) % LANES
+    return room[skip : skip + count]
+
+
+@njit(cache=True, nogil=True)
 def work_arrays(n, run):
     """A thread's work arrays for ``expand_columns`` on an n-row matrix and
     runs of `run` heavy columns (``run_size``):
@@ -904,7 +919,7 @@ def work_arrays(n, run):
     acc = np.zeros(n)
     return (
         acc, np.zeros(n, dtype=np.uint8), np.zeros((n + 63) // 64, dtype=np.uint64), np.empty(n, dtype=np.int32),
-        np.empty(n, dtype=np.int32), np.zeros(run * n) if run > 1 else acc,
+        np.empty(n, dtype=np.int32), _line_aligned_zeros(run * n) if run > 1 else acc,
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32),
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32),
         np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
