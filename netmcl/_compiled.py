@@ -58,7 +58,7 @@ _ROOT = Path(__file__).resolve().parent
 _WORK = (
     "Tuple((float64[::1], uint8[::1], uint64[::1], int32[::1], int32[::1], float64[::1], int32[::1], float32[::1],"
     " float32[::1], int32[::1], float32[::1], int64[::1], int64[::1], int32[::1], uint8[::1], float32[:, ::1],"
-    " int32[::1]))"
+    " int32[::1], float64[::1], uint64[::1]))"
 )
 _BYTES = "Array(uint8, 1, 'C', readonly=True)"
 

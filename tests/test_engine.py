@@ -225,6 +225,37 @@ def test_vector_path_gives_the_scalar_iterands(network):
         assert all(_same(a, b) for (a, _, _), (b, _, _) in zip(runs["never"], runs[name]))
 
 
+@pytest.mark.parametrize(
+    "pruning, branch",
+    [
+        ({"pruning_number": 30, "recover": 900, "recover_pct": 95}, "recovered"),
+        ({"select": 50, "recover": 200, "recover_pct": 95}, "recovered_after_select"),
+    ],
+)
+def test_vector_path_prunes_as_the_scalar_path(pruning, branch):
+    """The columns of a run are measured together and their entries taken out
+    after (all of them where pruning recovers, else the cutoff's survivors):
+    every branch of pruning then gives the scalar path's bits."""
+    from netmcl.engines.cpu import CpuEngine
+
+    graph = _abc("procope_conf_krogan.txt.gz")
+    params = MclParams.build(inflation=2.0, **pruning)
+    engines = [CpuEngine(threads=2, lane_sharing=np.inf)] + [
+        CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide) for wide in (True, False)
+    ]
+    for engine in engines:
+        engine.load(start_matrix(graph, params))
+    taken = lanes = 0
+    for it in range(1, 5):
+        stats = [e.iterate(inflation_at(params, it), params.pruning()) for e in engines]
+        assert all(s.chaos == stats[0].chaos and s.kept == stats[0].kept for s in stats)
+        assert all(_same(engines[0].result(), e.result()) for e in engines[1:])
+        if stats[1].extra["lanes"]:
+            taken += getattr(stats[1], branch)
+            lanes += stats[1].extra["lanes"]
+    assert lanes >= graph.n and taken >= 100
+
+
 def _communities(n, size, degree, seed):
     """A graph of n nodes in communities of `size`, `degree` random arcs a node inside its community
     and one outside (a small generated community graph)."""

@@ -13,6 +13,10 @@ STAT_EMPTIED = 7  # columns emptied by inflation (sum of powers <= 0)
 STAT_LANES = 8  # dense-path columns expanded together on the vector path
 STAT_MIN_MASS = 9  # smallest kept mass (before rescaling) of a column
 N_STATS = 10
+#: what the CPU kernels measure of each column of a run at once, in runs of RUN
+#: doubles: the entries, those at or above the cutoff, the largest, the sum of
+#: squares, the mass at or above the cutoff
+TALLY_FIELDS = 5
 
 #: int32 rows or float32 values in one 64-byte cache line
 LINE = 16

@@ -87,6 +87,7 @@ from ._constants import (
     STAT_RECOVER,
     STAT_RECOVER_AFTER_SELECT,
     STAT_SELECT,
+    TALLY_FIELDS,
 )
 
 
@@ -358,8 +359,8 @@ def _masked_mass(vals, n, bar):
 
 
 @leaf
-def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals, fused):
-    """Move the non-zero sums ``acc[first + i * stride]``, i = 0 .. n-1, into
+def _scan(n, acc, rows, vals, first, cut, kept_rows, kept_vals, fused):
+    """Move the non-zero sums ``acc[first + i]``, i = 0 .. n-1, into
     rows/vals (rows i ascending) and clear them; return their count and the
     column's ``_tally``.
 
@@ -375,7 +376,7 @@ def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals, fused):
     if not fused:
         m = 0
         for i in range(uintp(n)):
-            at = uintp(first) + i * uintp(stride)
+            at = uintp(first) + i
             s = acc[at]
             rows[m] = i
             vals[m] = np.float32(s)
@@ -388,7 +389,7 @@ def _scan(n, acc, rows, vals, first, stride, cut, kept_rows, kept_vals, fused):
     squares = 0.0
     mass = 0.0
     for i in range(uintp(n)):
-        at = uintp(first) + i * uintp(stride)
+        at = uintp(first) + i
         s = acc[at]
         v = np.float32(s)
         x = np.float64(v)
@@ -589,6 +590,111 @@ def _add_lanes(typingctx, acc, base, factors, value):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@intrinsic
+def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_at):
+    """Measure the LANES interleaved columns ``buf[first + i * stride + b]``
+    (b < LANES, rows i < n) as ``_scan`` does one, in one pass and one vector
+    operation per row for all of them.
+
+    Lane b's figures go to ``tallies[f * RUN + first + b]`` for the
+    ``TALLY_FIELDS`` fields f, and bit b of byte ``mark_at + i`` of `marks`
+    says whether row i's sum is at or above the cutoff (``_lane_survivors``).
+    Each lane's sums run over the rows in order, a row not reached adding 0,
+    exactly ``_scan``'s fused chains; the lanes are independent chains, so
+    that the pass is not bound by the latency of one addition a row, as one
+    column's scan is.
+    """
+    sig = types.void(buf, first, stride, n, cut, tallies, marks, mark_at)
+
+    def codegen(context, builder, signature, args):
+        buf_v, first_v, stride_v, n_v, cut_v, tallies_v, marks_v, mark_at_v = args
+        wide = ir.VectorType(ir.DoubleType(), LANES)
+        narrow = ir.VectorType(ir.FloatType(), LANES)
+        byte = ir.IntType(8)
+
+        def splat(value):
+            vec = ir.Constant(wide, ir.Undefined)
+            for b in range(LANES):
+                vec = builder.insert_element(vec, value, ir.Constant(ir.IntType(32), b))
+            return vec
+
+        data = context.make_array(signature.args[0])(context, builder, buf_v).data
+        out = context.make_array(signature.args[5])(context, builder, tallies_v).data
+        mark_base = builder.bitcast(context.make_array(signature.args[6])(context, builder, marks_v).data,
+                                    byte.as_pointer())
+        zero, one, cuts = splat(ir.Constant(ir.DoubleType(), 0.0)), splat(ir.Constant(ir.DoubleType(), 1.0)), splat(cut_v)
+        no_cut = builder.fcmp_ordered("<", cuts, zero)
+        fields = [cgutils.alloca_once_value(builder, zero) for _ in range(TALLY_FIELDS)]
+        with cgutils.for_range(builder, n_v) as loop:
+            at = builder.add(first_v, builder.mul(loop.index, stride_v))
+            sums = builder.load(builder.bitcast(builder.gep(data, [at]), wide.as_pointer()), align=8)
+            x = builder.fpext(builder.fptrunc(sums, narrow), wide)  # the float32 values, widened
+            present = builder.fcmp_unordered("!=", sums, zero)
+            above = builder.and_(present, builder.or_(no_cut, builder.fcmp_ordered(">=", x, cuts)))
+            builder.store(builder.bitcast(above, byte), builder.gep(mark_base, [builder.add(mark_at_v, loop.index)]))
+            count, kept, peak, squares, mass = [builder.load(field) for field in fields]
+            updated = (
+                builder.fadd(count, builder.select(present, one, zero)),
+                builder.fadd(kept, builder.select(above, one, zero)),
+                builder.select(builder.fcmp_ordered(">", x, peak), x, peak),
+                builder.fadd(squares, builder.fmul(x, x)),
+                builder.fadd(mass, builder.select(above, x, zero)),
+            )
+            for field, value in zip(fields, updated):
+                builder.store(value, field)
+        for f, field in enumerate(fields):
+            at = builder.add(first_v, ir.Constant(first_v.type, f * RUN))
+            builder.store(builder.load(field), builder.bitcast(builder.gep(out, [at]), wide.as_pointer()), align=8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@leaf
+def _lane_tally(tallies, b):
+    """Lane b's entry count and ``_tally`` measure, from ``_measure_lanes``."""
+    return np.int64(tallies[b]), (
+        np.int64(tallies[RUN + b]), tallies[2 * RUN + b], tallies[3 * RUN + b], tallies[4 * RUN + b]
+    )
+
+
+@leaf
+def _lane_survivors(n, buf, b, stride, marks, rows, vals):
+    """Move lane b's sums at or above the cutoff, as ``_measure_lanes`` marked
+    them, into rows/vals (rows ascending); return their count.
+
+    Eight rows' marks are read as one word, and only the rows marked are
+    read: a few percent of them in the columns that take this path.
+    """
+    words = (uintp(n) + uintp(7)) >> uintp(3)
+    lane = uintp(b) & uintp(LANES - 1)
+    first = (uintp(b) >> uintp(3)) * words  # LANES = 8 bits a byte
+    bits = np.uint64(0x0101010101010101) << np.uint64(lane)
+    m = 0
+    for w in range(words):
+        x = marks[first + w] & bits
+        while x:
+            i = (w << uintp(3)) + (uintp(trailing_zeros(x)) >> uintp(3))
+            rows[m] = i
+            vals[m] = np.float32(buf[i * uintp(stride) + uintp(b)])
+            m += 1
+            x &= x - np.uint64(1)
+    return m
+
+
+@leaf
+def _lane_entries(n, buf, first, stride, rows, vals):
+    """Move the non-zero sums ``buf[first + i * stride]`` into rows/vals (rows
+    i ascending); return their count.  Branch-free, as ``_scan``."""
+    m = 0
+    for i in range(uintp(n)):
+        s = buf[uintp(first) + i * uintp(stride)]
+        rows[m] = i
+        vals[m] = np.float32(s)
+        m += s != 0.0
+    return m
 
 
 @leaf
@@ -797,6 +903,14 @@ def _at_least(rows, vals, m, bar):
 
 
 @leaf
+def _recovers(tally, recover, pct):
+    """Whether pruning recovers entries below the cutoff (mcl-spec d.4): too
+    few survive it, with too little mass."""
+    n_prune, _, _, mass_prune = tally
+    return recover > 0 and n_prune < recover and mass_prune < pct
+
+
+@leaf
 def _prune_column(
     j, rows, vals, m, tally, kept_rows, kept_vals, select, recover, pct, inflation, cut, scratch, hist, stats
 ):
@@ -815,7 +929,7 @@ def _prune_column(
         rows[0] = j
         vals[0] = np.float32(1.0)
         m = n_kept = 1
-    elif recover > 0 and n_prune < recover and mass_prune < pct:
+    elif _recovers(tally, recover, pct):
         stats[STAT_RECOVER] += 1
         rbar = 0.0
         if m > recover:
@@ -914,7 +1028,9 @@ def work_arrays(n, run):
     column's rows, values and partition scratch; the rows and values that
     survive its cutoff; the union walk's
     heads, ends, rows read, halves and factors; the selection's histogram
-    (``_kth_largest``).  Accumulators start zeroed."""
+    (``_kth_largest``); the measures of a run's interleaved columns and
+    their cutoff's marks, a byte a row per LANES columns
+    (``_measure_lanes``).  Accumulators start zeroed."""
     heavy = n if run > 1 else 0
     acc = np.zeros(n)
     return (
@@ -924,7 +1040,8 @@ def work_arrays(n, run):
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32),
         np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
         np.empty(heavy, dtype=np.int32), np.empty(heavy, dtype=np.uint8), np.empty((heavy, RUN), dtype=np.float32),
-        np.empty(RADIX_BUCKETS, dtype=np.int32),
+        np.empty(RADIX_BUCKETS, dtype=np.int32), np.empty(TALLY_FIELDS * RUN),
+        np.zeros(run // LANES * ((n + 7) // 8), dtype=np.uint64),
     )
 
 
@@ -1044,7 +1161,7 @@ def _columns(
     """
     chaos_max = -np.inf
     (acc, mark, bits, touched, pattern, buf, rows, vals, scratch, kept_rows, kept_vals, heads, ends, ks, halves,
-     factors, hist) = work
+     factors, hist, tallies, marks) = work
     blocks = cuts.shape[0] + 1
     size, lanes, left = carry[0], carry[1], carry[2]
     group = group_size(n)
@@ -1066,16 +1183,32 @@ def _columns(
                     n, colstart, colstop, cuts, indices, data, order, pos, size, group, run_flops,
                     lane_sharing, buf, heads, ends, ks, halves, factors,
                 )
+                words = (n + 7) >> 3
+                for half in range(0, size if lanes else 0, LANES):
+                    _measure_lanes(buf, uintp(half), uintp(lanes), uintp(n), cut, tallies, marks,
+                                   uintp(half * words))
             elif size == 1:
                 _expand_alone(colstart, colstop, cuts, indices, data, order[pos], pattern, buf)
             left = max(size, 1)
         j = order[pos]
         if size > 0:
-            # heavy column b of the run: its accumulator is buf[b * n : (b + 1) * n], or lane b of the
-            # interleaved ones; measured in the scan if the heavy column before filled most rows
+            # heavy column b of the run: lane b of the interleaved accumulators, measured with the run's
+            # other lanes, whose entries are taken out (all of them only where pruning recovers) and then
+            # cleared with the last lane's; or buf[b * n : (b + 1) * n], measured in the scan if the heavy
+            # column before filled most rows
             b = size - left
-            m, tally = _scan(n, buf, rows, vals, b if lanes else b * n, max(lanes, 1), cut, kept_rows, kept_vals, full)
-            full = 2 * m > n
+            if lanes:
+                m, tally = _lane_tally(tallies, b)
+                if _recovers(tally, recover, pct):
+                    _lane_entries(n, buf, b, lanes, rows, vals)
+                else:
+                    _lane_survivors(n, buf, b, lanes, marks, kept_rows, kept_vals)
+                if left == 1:
+                    for i in range(uintp(lanes * n)):
+                        buf[i] = 0.0
+            else:
+                m, tally = _scan(n, buf, rows, vals, b * n, cut, kept_rows, kept_vals, full)
+                full = 2 * m > n
             stats[STAT_DENSE_PATH] += 1
             stats[STAT_LANES] += lanes > 0
         else:
@@ -1086,7 +1219,7 @@ def _columns(
             else:
                 u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
             if light and u * 16 > n:  # reading the whole accumulator is cheaper than ordering the rows
-                m, tally = _scan(n, acc, rows, vals, 0, 1, cut, kept_rows, kept_vals, 2 * u > n)
+                m, tally = _scan(n, acc, rows, vals, 0, cut, kept_rows, kept_vals, 2 * u > n)
             else:
                 m = _gather(n, u, acc, touched, bits, rows, vals)
                 tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)
