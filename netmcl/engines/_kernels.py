@@ -359,53 +359,52 @@ def _masked_mass(vals, n, bar):
 
 
 @leaf
-def _scan(n, acc, rows, vals, first, cut, kept_rows, kept_vals, fused):
-    """Move the non-zero sums ``acc[first + i]``, i = 0 .. n-1, into
-    rows/vals (rows i ascending) and clear them; return their count and the
-    column's ``_tally``.
+def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, marks, fused):
+    """Move the sums ``acc[first + i]``, i = 0 .. n-1, that pruning reads
+    into rows/vals or kept_rows/kept_vals (rows i ascending) and clear them;
+    return the column's entry count and its ``_tally``.
 
-    Branch-free: every row is written at the next free slot, which advances
-    only past non-zero sums (a branch on them mispredicts when about half
-    the rows are reached).  `fused`: the column is measured on the way, a
-    row not reached adding 0 to the tally, which changes no sum.  That
-    spares a pass over a column that fills most rows (on the 200k-node graph
-    177,000 entries a column), but the tally's sum of squares is a chain of
-    dependent additions, which then runs over all n rows: a column filling
-    fewer than half of them is measured after the scan.
+    Unless `fused`, every non-zero sum goes to rows/vals, branch-free (a
+    branch on them mispredicts when about half the rows are reached), and
+    the column is measured after.  `fused`: the column is measured first,
+    over all n rows, a row not reached adding 0 to the tally, which changes
+    no sum, and the rows at or above the cutoff are marked; then only what
+    pruning reads is taken out: the marked rows, a few percent of them
+    (``_survivors``), or where pruning recovers every non-zero sum.  That
+    spares the entries' moves in a column that fills most rows (on the
+    200k-node graph 177,000 entries a column), but the tally's sum of
+    squares is a chain of dependent additions, which then runs over all n
+    rows: a column filling fewer than half of them is measured after the
+    scan.
     """
     if not fused:
+        m = _nonzero_entries(n, acc, first, 1, rows, vals)
+        tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)
+    else:
         m = 0
+        kept = 0
+        peak = 0.0
+        squares = 0.0
+        mass = 0.0
         for i in range(uintp(n)):
-            at = uintp(first) + i
-            s = acc[at]
-            rows[m] = i
-            vals[m] = np.float32(s)
-            m += s != 0.0
-            acc[at] = 0.0
-        return m, _tally(rows, vals, m, cut, kept_rows, kept_vals)
-    m = 0
-    kept = 0
-    peak = 0.0
-    squares = 0.0
-    mass = 0.0
+            s = acc[uintp(first) + i]
+            x = np.float64(np.float32(s))
+            present = s != 0.0
+            above = present & ((cut < 0.0) | (x >= cut))
+            _mark(marks, i, above)
+            m += present
+            kept += above
+            peak = max(peak, x)
+            squares += x * x
+            mass += x if above else 0.0
+        tally = (kept, peak, squares, mass)
+        if _recovers(tally, recover, pct):
+            _nonzero_entries(n, acc, first, 1, rows, vals)
+        else:
+            _survivors(n, acc, first, 1, marks, 0, kept_rows, kept_vals)
     for i in range(uintp(n)):
-        at = uintp(first) + i
-        s = acc[at]
-        v = np.float32(s)
-        x = np.float64(v)
-        rows[m] = i
-        vals[m] = v
-        kept_rows[kept] = i
-        kept_vals[kept] = v
-        present = s != 0.0
-        above = present & ((cut < 0.0) | (x >= cut))
-        m += present
-        kept += above
-        peak = max(peak, x)
-        squares += x * x
-        mass += x if above else 0.0
-        acc[at] = 0.0
-    return m, (kept, peak, squares, mass)
+        acc[uintp(first) + i] = 0.0
+    return m, tally
 
 
 @leaf
@@ -600,7 +599,7 @@ def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_a
 
     Lane b's figures go to ``tallies[f * RUN + first + b]`` for the
     ``TALLY_FIELDS`` fields f, and bit b of byte ``mark_at + i`` of `marks`
-    says whether row i's sum is at or above the cutoff (``_lane_survivors``).
+    says whether row i's sum is at or above the cutoff (``_survivors``).
     Each lane's sums run over the rows in order, a row not reached adding 0,
     exactly ``_scan``'s fused chains; the lanes are independent chains, so
     that the pass is not bound by the latency of one addition a row, as one
@@ -660,37 +659,58 @@ def _lane_tally(tallies, b):
     )
 
 
-@leaf
-def _lane_survivors(n, buf, b, stride, marks, rows, vals):
-    """Move lane b's sums at or above the cutoff, as ``_measure_lanes`` marked
-    them, into rows/vals (rows ascending); return their count.
+@intrinsic
+def _mark(typingctx, marks, at, flag):
+    """Byte `at` of the words `marks` := `flag` (``_measure_lanes``' marks, for one column)."""
+    sig = types.void(marks, at, flag)
 
-    Eight rows' marks are read as one word, and only the rows marked are
-    read: a few percent of them in the columns that take this path.
+    def codegen(context, builder, signature, args):
+        marks_v, at_v, flag_v = args
+        byte = ir.IntType(8)
+        base = builder.bitcast(context.make_array(signature.args[0])(context, builder, marks_v).data,
+                               byte.as_pointer())
+        builder.store(builder.zext(flag_v, byte), builder.gep(base, [at_v]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@leaf
+def _survivors(n, acc, first, stride, marks, lane, rows, vals):
+    """Move the sums ``acc[first + i * stride]`` whose row i is marked at bit
+    `lane` into rows/vals (rows ascending); return their count.
+
+    The marks are a byte a row, bit b for lane b of LANES interleaved
+    columns (``_measure_lanes``; one column: bit 0, ``_mark``), those of
+    lanes LANES and up in the words after the first n bytes' (rounded up to
+    words).  Eight rows' marks are read as one word, and only the rows
+    marked are read: a few percent of them in the columns that take this
+    path.
     """
     words = (uintp(n) + uintp(7)) >> uintp(3)
-    lane = uintp(b) & uintp(LANES - 1)
-    first = (uintp(b) >> uintp(3)) * words  # LANES = 8 bits a byte
-    bits = np.uint64(0x0101010101010101) << np.uint64(lane)
+    start = (uintp(lane) >> uintp(3)) * words  # LANES = 8 bits a byte
+    bits = np.uint64(0x0101010101010101) << np.uint64(uintp(lane) & uintp(LANES - 1))
     m = 0
     for w in range(words):
-        x = marks[first + w] & bits
+        x = marks[start + w] & bits
         while x:
             i = (w << uintp(3)) + (uintp(trailing_zeros(x)) >> uintp(3))
             rows[m] = i
-            vals[m] = np.float32(buf[i * uintp(stride) + uintp(b)])
+            vals[m] = np.float32(acc[uintp(first) + i * uintp(stride)])
             m += 1
             x &= x - np.uint64(1)
     return m
 
 
 @leaf
-def _lane_entries(n, buf, first, stride, rows, vals):
-    """Move the non-zero sums ``buf[first + i * stride]`` into rows/vals (rows
-    i ascending); return their count.  Branch-free, as ``_scan``."""
+def _nonzero_entries(n, acc, first, stride, rows, vals):
+    """Move the non-zero sums ``acc[first + i * stride]`` into rows/vals (rows
+    i ascending), leaving them in place; return their count.  Branch-free:
+    every row is written at the next free slot, which advances only past
+    non-zero sums."""
     m = 0
     for i in range(uintp(n)):
-        s = buf[uintp(first) + i * uintp(stride)]
+        s = acc[uintp(first) + i * uintp(stride)]
         rows[m] = i
         vals[m] = np.float32(s)
         m += s != 0.0
@@ -1028,9 +1048,9 @@ def work_arrays(n, run):
     column's rows, values and partition scratch; the rows and values that
     survive its cutoff; the union walk's
     heads, ends, rows read, halves and factors; the selection's histogram
-    (``_kth_largest``); the measures of a run's interleaved columns and
-    their cutoff's marks, a byte a row per LANES columns
-    (``_measure_lanes``).  Accumulators start zeroed."""
+    (``_kth_largest``); the measures of a run's interleaved columns
+    (``_measure_lanes``); the rows at or above the cutoff, a byte a row per
+    LANES columns (``_survivors``).  Accumulators start zeroed."""
     heavy = n if run > 1 else 0
     acc = np.zeros(n)
     return (
@@ -1041,7 +1061,7 @@ def work_arrays(n, run):
         np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
         np.empty(heavy, dtype=np.int32), np.empty(heavy, dtype=np.uint8), np.empty((heavy, RUN), dtype=np.float32),
         np.empty(RADIX_BUCKETS, dtype=np.int32), np.empty(TALLY_FIELDS * RUN),
-        np.zeros(run // LANES * ((n + 7) // 8), dtype=np.uint64),
+        np.zeros(max(1, run // LANES) * ((n + 7) // 8), dtype=np.uint64),
     )
 
 
@@ -1200,14 +1220,14 @@ def _columns(
             if lanes:
                 m, tally = _lane_tally(tallies, b)
                 if _recovers(tally, recover, pct):
-                    _lane_entries(n, buf, b, lanes, rows, vals)
+                    _nonzero_entries(n, buf, b, lanes, rows, vals)
                 else:
-                    _lane_survivors(n, buf, b, lanes, marks, kept_rows, kept_vals)
+                    _survivors(n, buf, b, lanes, marks, b, kept_rows, kept_vals)
                 if left == 1:
                     for i in range(uintp(lanes * n)):
                         buf[i] = 0.0
             else:
-                m, tally = _scan(n, buf, rows, vals, b * n, cut, kept_rows, kept_vals, full)
+                m, tally = _scan(n, buf, rows, vals, b * n, cut, recover, pct, kept_rows, kept_vals, marks, full)
                 full = 2 * m > n
             stats[STAT_DENSE_PATH] += 1
             stats[STAT_LANES] += lanes > 0
@@ -1219,7 +1239,7 @@ def _columns(
             else:
                 u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
             if light and u * 16 > n:  # reading the whole accumulator is cheaper than ordering the rows
-                m, tally = _scan(n, acc, rows, vals, 0, cut, kept_rows, kept_vals, 2 * u > n)
+                m, tally = _scan(n, acc, rows, vals, 0, cut, recover, pct, kept_rows, kept_vals, marks, 2 * u > n)
             else:
                 m = _gather(n, u, acc, touched, bits, rows, vals)
                 tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)

@@ -54,8 +54,9 @@ SERIAL_WORK = 1 << 22
 #: in row blocks past 65,536
 NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
 #: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
-#: up), row lists, pattern, values, partition scratch, cutoff survivors)
-SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4
+#: up), row lists, pattern, values, partition scratch, cutoff survivors, the
+#: cutoff's marks of up to RUN columns)
+SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4 + C.RUN // C.LANES
 #: and per thread whatever the size (the pruning's selection histogram, a run's measures)
 SCRATCH_BYTES = 4 * C.RADIX_BUCKETS + 8 * C.TALLY_FIELDS * C.RUN
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
@@ -348,8 +349,8 @@ class CpuEngine(Engine):
             )
 
         fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1) + cuts.nbytes
-        heavy = self._run  # heavy columns expanded together: accumulators, union, factors, cutoff marks
-        fixed += self.threads * ((SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 + heavy // C.LANES if heavy > 1 else 0)) * self.n
+        heavy = self._run  # heavy columns expanded together: accumulators, union, factors
+        fixed += self.threads * ((SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
                                  + SCRATCH_BYTES)
         counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
