@@ -47,10 +47,12 @@ receives its products over k ascending.
 A light column's rows are listed as they are first reached and put in order
 through a bitmap of the rows (``_gather``), not sorted: sorting was half of
 gen-50k's first iteration.  An expanded column is measured for pruning (its
-largest value, sum of squares, and the entries that survive the cutoff,
-listed apart) in one pass, by the scan of its accumulator where it has one
-(``_scan``, ``_tally``); pruning then works on the survivors, and reads the
-whole column again only to recover entries.
+largest value, sum of squares, and the entries that survive the cutoff) in
+one pass over its accumulator where it has one (``_scan``, ``_tally``), the
+columns of a run in one vector pass for all of them, a chain of additions
+per lane (``_measure_lanes``).  The survivors are marked on the way, and
+only they are taken out: a few percent of the rows.  Pruning then works on
+them, and reads the whole column again only to recover entries.
 """
 
 import math
