@@ -490,11 +490,21 @@ def run_size(n, wide):
     return LANES if n <= LANE_NODES else group_size(n)
 
 
+def _data(context, builder, array_type, array, item=None):
+    """IR: the data pointer of `array` (of numba type `array_type`), as a pointer to `item`s if given."""
+    data = context.make_array(array_type)(context, builder, array).data
+    return data if item is None else builder.bitcast(data, item.as_pointer())
+
+
+def _at(builder, data, at, item):
+    """IR: a pointer to the `item` (a byte, a vector) that starts at element `at` of `data`."""
+    return builder.bitcast(builder.gep(data, [at]), item.as_pointer())
+
+
 def _emit_prefetch(context, builder, array_type, array, at):
     """IR hinting that ``array[at]``'s cache line will be read soon (``llvm.prefetch``)."""
     i32 = ir.IntType(32)
-    base = context.make_array(array_type)(context, builder, array).data
-    where = builder.bitcast(builder.gep(base, [at]), ir.IntType(8).as_pointer())
+    where = _at(builder, _data(context, builder, array_type, array), at, ir.IntType(8))
     # the intrinsic's name carries its pointer type: "p0" (opaque) or "p0i8"
     name = "llvm.prefetch." + ("p0" if str(where.type) == "ptr" else "p0i8")
     fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [where.type, i32, i32, i32]), name)
@@ -577,7 +587,7 @@ def _add_lanes(typingctx, acc, base, factors, value):
 
     def codegen(context, builder, signature, args):
         acc_v, base_v, factors_v, value_v = args
-        data = context.make_array(signature.args[0])(context, builder, acc_v).data
+        data = _data(context, builder, signature.args[0], acc_v)
         wide = ir.VectorType(ir.DoubleType(), LANES)
         narrow = ir.VectorType(ir.FloatType(), LANES)
         f = v = ir.Constant(narrow, ir.Undefined)
@@ -585,7 +595,7 @@ def _add_lanes(typingctx, acc, base, factors, value):
             lane = ir.Constant(ir.IntType(32), b)
             f = builder.insert_element(f, builder.extract_value(factors_v, b), lane)
             v = builder.insert_element(v, value_v, lane)
-        where = builder.bitcast(builder.gep(data, [base_v]), wide.as_pointer())
+        where = _at(builder, data, base_v, wide)
         total = builder.fadd(builder.load(where, align=8), builder.fpext(builder.fmul(f, v), wide))
         builder.store(total, where, align=8)
         return context.get_dummy_value()
@@ -621,16 +631,16 @@ def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_a
                 vec = builder.insert_element(vec, value, ir.Constant(ir.IntType(32), b))
             return vec
 
-        data = context.make_array(signature.args[0])(context, builder, buf_v).data
-        out = context.make_array(signature.args[5])(context, builder, tallies_v).data
-        mark_base = builder.bitcast(context.make_array(signature.args[6])(context, builder, marks_v).data,
-                                    byte.as_pointer())
-        zero, one, cuts = splat(ir.Constant(ir.DoubleType(), 0.0)), splat(ir.Constant(ir.DoubleType(), 1.0)), splat(cut_v)
+        data = _data(context, builder, signature.args[0], buf_v)
+        out = _data(context, builder, signature.args[5], tallies_v)
+        mark_base = _data(context, builder, signature.args[6], marks_v, byte)
+        zero, one = (splat(ir.Constant(ir.DoubleType(), value)) for value in (0.0, 1.0))
+        cuts = splat(cut_v)
         no_cut = builder.fcmp_ordered("<", cuts, zero)
         fields = [cgutils.alloca_once_value(builder, zero) for _ in range(TALLY_FIELDS)]
         with cgutils.for_range(builder, n_v) as loop:
             at = builder.add(first_v, builder.mul(loop.index, stride_v))
-            sums = builder.load(builder.bitcast(builder.gep(data, [at]), wide.as_pointer()), align=8)
+            sums = builder.load(_at(builder, data, at, wide), align=8)
             x = builder.fpext(builder.fptrunc(sums, narrow), wide)  # the float32 values, widened
             present = builder.fcmp_unordered("!=", sums, zero)
             above = builder.and_(present, builder.or_(no_cut, builder.fcmp_ordered(">=", x, cuts)))
@@ -647,7 +657,7 @@ def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_a
                 builder.store(value, field)
         for f, field in enumerate(fields):
             at = builder.add(first_v, ir.Constant(first_v.type, f * RUN))
-            builder.store(builder.load(field), builder.bitcast(builder.gep(out, [at]), wide.as_pointer()), align=8)
+            builder.store(builder.load(field), _at(builder, out, at, wide), align=8)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -669,8 +679,7 @@ def _mark(typingctx, marks, at, flag):
     def codegen(context, builder, signature, args):
         marks_v, at_v, flag_v = args
         byte = ir.IntType(8)
-        base = builder.bitcast(context.make_array(signature.args[0])(context, builder, marks_v).data,
-                               byte.as_pointer())
+        base = _data(context, builder, signature.args[0], marks_v, byte)
         builder.store(builder.zext(flag_v, byte), builder.gep(base, [at_v]))
         return context.get_dummy_value()
 
