@@ -272,16 +272,38 @@ def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
     (accumulators interleaved 8 to a row): the bits of the scalar path still."""
     from netmcl._compiled import kernels
     from netmcl.engines import _constants as C
-    from netmcl.engines.cpu import CpuEngine
 
     size = kernels().run_size
-    assert (size(C.LANE_RUN_NODES, True), size(C.LANE_RUN_NODES + 1, True)) == (C.RUN, C.LANES)
-    assert size(C.LANE_RUN_NODES, False) == C.LANES
-    assert size(C.LANE_NODES + 1, True) == size(C.LANE_NODES + 1, False) < C.LANES
-    graph = _communities(9000, 150, 12, seed=3)
-    assert C.LANE_RUN_NODES < graph.n <= C.LANE_NODES
+    assert (size(C.LANE_RUN_NODES, True, True), size(C.LANE_RUN_NODES + 1, True, True)) == (C.RUN, C.LANES)
+    assert size(C.LANE_RUN_NODES, False, False) == C.LANES
+    assert size(C.LANE_NODES + 1, True, False) == size(C.LANE_NODES + 1, False, False) < C.LANES
+    _lanes_give_the_scalar_iterands(_communities(9000, 150, 12, seed=3), {})
+
+
+def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
+    """Between LANE_NODES and NARROW_NODES nodes, where runs may be narrow, runs of heavy
+    columns are NARROW_LANES long (accumulators interleaved 4 to a row, half a line), and
+    take the vector path at half the sharing: the bits of the scalar path still."""
+    from netmcl._compiled import kernels
+    from netmcl.engines import _constants as C
+
+    size = kernels().run_size
+    assert size(C.LANE_NODES + 1, False, True) == size(C.NARROW_NODES, True, True) == C.NARROW_LANES
+    # elsewhere the scalar groups, as many columns as GROUP_BYTES of accumulators hold
+    assert size(C.NARROW_NODES + 1, False, True) == 1
+    assert size(C.LANE_NODES + 1, False, False) == C.GROUP_BYTES // (8 * (C.LANE_NODES + 1)) < C.NARROW_LANES
+    # a run of four serves about 2 products an operation here: at least 3 / 2, not 3
+    _lanes_give_the_scalar_iterands(_communities(17100, 150, 12, seed=4), {"narrow_runs": True, "lane_sharing": 3.0})
+
+
+def _lanes_give_the_scalar_iterands(graph, options):
+    """Three iterations on `graph` give the iterands and chaos of the scalar path (no lanes)
+    with the vector path's engine (`options`), which takes lanes for at least every column once,
+    in the order of heavy columns."""
+    from netmcl.engines.cpu import CpuEngine
+
     params = MclParams.build(inflation=2.0)
-    engines = [CpuEngine(threads=2, lane_sharing=np.inf), CpuEngine(threads=2)]
+    engines = [CpuEngine(threads=2, lane_sharing=np.inf), CpuEngine(threads=2, **options)]
     for engine in engines:
         engine.load(start_matrix(graph, params))
     lanes, ordered = 0, False

@@ -33,6 +33,13 @@ RUN = 2 * LANES
 #: accumulators, 64 bytes a row, then take at most 1 MB, a core's L2 cache (at
 #: 50k nodes, 3.2 MB, gen-50k's second iteration took 31 s against 22 s)
 LANE_NODES = 1 << 14
+#: heavy columns expanded together on the vector path on matrices of more than
+#: LANE_NODES nodes: half a line a row
+NARROW_LANES = LANES // 2
+#: largest matrix whose heavy columns may take the vector path NARROW_LANES at a
+#: time (`NARROW_RUNS`): their interleaved accumulators, 32 bytes a row, then take
+#: at most 2 MB, the L2 cache of an Intel Xeon's core
+NARROW_NODES = 1 << 16
 #: largest matrix whose heavy columns are taken RUN at a time where runs are
 #: wide (`WIDE_RUNS`): their interleaved accumulators, 128 bytes a row, then fit
 #: a 1 MB L2 cache; larger matrices take runs of LANES (gen-10k's second
@@ -54,9 +61,18 @@ def _amd():
 #: runs at 1 thread) runs of LANES are 4-7 % faster on Krogan, ProCope
 #: combined and the dense STRING-like graph
 WIDE_RUNS = _amd()
+#: whether runs of NARROW_LANES are taken on matrices of LANE_NODES to
+#: NARROW_NODES nodes: on Intel's cores, where they were measured to pay (the
+#: 50k-node generated graph's second iteration, 1 thread: 44-48 s against
+#: 53-55 s for columns expanded alone); not on AMD's, whose L2 (512 KB to 1 MB
+#: on Zen) they would overflow
+NARROW_RUNS = not WIDE_RUNS
 #: the vector path pays when each vector operation serves at least this many
 #: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
-#: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %)
+#: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %),
+#: and runs of NARROW_LANES, whose operations move half a line, half as many
+#: (on the 50k-node generated graph they serve 1.36, and take 0.83x the time
+#: of columns expanded alone)
 LANE_SHARING = 1.5
 #: a column of u rows out of n is put in row order by sorting its rows when
 #: u * SORT_BELOW < n, else through a bitmap of the n rows: sorting costs

@@ -26,15 +26,17 @@ one column is summed, the next one read is prefetched a cache line per
 last-level cache this takes a quarter to a third off the expansion.
 
 Heavy columns whose patterns overlap much are expanded sixteen at a time
-(eight on graphs of more than 8,192 nodes, so that the accumulators stay in
-L2) into interleaved accumulators: one vector instruction per entry read and
-per half of eight columns that reads it (``_add_lanes``).  Each lane is a
+(eight on graphs of more than 8,192 nodes, four on Intel's cores past 16,384
+and up to 65,536, so that the accumulators stay in L2) into interleaved
+accumulators: one vector instruction per entry read and per half of eight
+columns that reads it (``_add_lanes``).  Each lane is a
 float32 multiply, a widening and a double add, exactly the scalar statement;
 a lane whose column does not read the entry adds ``+0.0``, which changes no
 sum.  The caller chooses the order in which the columns are computed, so that
 columns of one community, whose patterns overlap, come together.  On larger
-graphs a heavy column is expanded alone, in that order still: the columns it
-reads are then often in cache from the column before.
+graphs (and on AMD's past 16,384 nodes) a heavy column is expanded alone, in
+that order still: the columns it reads are then often in cache from the
+column before.
 
 Rows are stored as uint16 on matrices of up to 262,144 nodes: past 65,536 as
 offsets within row blocks of 65,536 (``BLOCK_SHIFT``), a column's entries
@@ -75,6 +77,8 @@ from ._constants import (
     LANE_RUN_NODES,
     LINE,
     N_STATS,
+    NARROW_LANES,
+    NARROW_NODES,
     RADIX_BELOW,
     RADIX_BUCKETS,
     RUN,
@@ -480,14 +484,17 @@ def group_size(n):
 
 
 @njit(cache=True, nogil=True)
-def run_size(n, wide):
+def run_size(n, wide, narrow):
     """How many consecutive heavy columns of an n-row matrix are taken as one run:
     where the vector path may be used, RUN if runs are `wide` and their
-    interleaved accumulators then fit a core's L2 cache, else LANES; elsewhere
-    `group_size`."""
+    interleaved accumulators then fit a core's L2 cache, else LANES, or
+    NARROW_LANES on larger matrices of one row block if runs may be `narrow`;
+    elsewhere `group_size`."""
     if wide and n <= LANE_RUN_NODES:
         return RUN
-    return LANES if n <= LANE_NODES else group_size(n)
+    if n <= LANE_NODES:
+        return LANES
+    return NARROW_LANES if narrow and n <= NARROW_NODES else group_size(n)
 
 
 def _data(context, builder, array_type, array, item=None):
@@ -580,18 +587,20 @@ def _next_column(colstart, colstop, cuts, pattern, t, m):
 
 @intrinsic
 def _add_lanes(typingctx, acc, base, factors, value):
-    """``acc[base + b] += float64(factors[b] * value)`` for the 8 lanes b, as one
-    vector float32 multiply, widening and double add (lane by lane the scalar
-    arithmetic; numba's SLP vectoriser, which would find this, is off)."""
+    """``acc[base + b] += float64(factors[b] * value)`` for the lanes b of the
+    tuple `factors` (LANES or NARROW_LANES), as one vector float32 multiply,
+    widening and double add (lane by lane the scalar arithmetic; numba's SLP
+    vectoriser, which would find this, is off)."""
     sig = types.void(acc, base, factors, value)
 
     def codegen(context, builder, signature, args):
         acc_v, base_v, factors_v, value_v = args
+        width = signature.args[2].count
         data = _data(context, builder, signature.args[0], acc_v)
-        wide = ir.VectorType(ir.DoubleType(), LANES)
-        narrow = ir.VectorType(ir.FloatType(), LANES)
+        wide = ir.VectorType(ir.DoubleType(), width)
+        narrow = ir.VectorType(ir.FloatType(), width)
         f = v = ir.Constant(narrow, ir.Undefined)
-        for b in range(LANES):
+        for b in range(width):
             lane = ir.Constant(ir.IntType(32), b)
             f = builder.insert_element(f, builder.extract_value(factors_v, b), lane)
             v = builder.insert_element(v, value_v, lane)
@@ -603,11 +612,12 @@ def _add_lanes(typingctx, acc, base, factors, value):
     return sig, codegen
 
 
-@intrinsic
-def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_at):
-    """Measure the LANES interleaved columns ``buf[first + i * stride + b]``
-    (b < LANES, rows i < n) as ``_scan`` does one, in one pass and one vector
-    operation per row for all of them.
+@intrinsic(prefer_literal=True)
+def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_at, lanes):
+    """Measure the `lanes` (a constant: LANES or NARROW_LANES) interleaved
+    columns ``buf[first + i * stride + b]`` (b < lanes, rows i < n) as
+    ``_scan`` does one, in one pass and one vector operation per row for all
+    of them.
 
     Lane b's figures go to ``tallies[f * RUN + first + b]`` for the
     ``TALLY_FIELDS`` fields f, and bit b of byte ``mark_at + i`` of `marks`
@@ -617,17 +627,20 @@ def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_a
     that the pass is not bound by the latency of one addition a row, as one
     column's scan is.
     """
-    sig = types.void(buf, first, stride, n, cut, tallies, marks, mark_at)
+    if not isinstance(lanes, types.IntegerLiteral):
+        return None
+    sig = types.void(buf, first, stride, n, cut, tallies, marks, mark_at, lanes)
 
     def codegen(context, builder, signature, args):
-        buf_v, first_v, stride_v, n_v, cut_v, tallies_v, marks_v, mark_at_v = args
-        wide = ir.VectorType(ir.DoubleType(), LANES)
-        narrow = ir.VectorType(ir.FloatType(), LANES)
+        buf_v, first_v, stride_v, n_v, cut_v, tallies_v, marks_v, mark_at_v, _ = args
+        width = signature.args[8].literal_value
+        wide = ir.VectorType(ir.DoubleType(), width)
+        narrow = ir.VectorType(ir.FloatType(), width)
         byte = ir.IntType(8)
 
         def splat(value):
             vec = ir.Constant(wide, ir.Undefined)
-            for b in range(LANES):
+            for b in range(width):
                 vec = builder.insert_element(vec, value, ir.Constant(ir.IntType(32), b))
             return vec
 
@@ -644,7 +657,10 @@ def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_a
             x = builder.fpext(builder.fptrunc(sums, narrow), wide)  # the float32 values, widened
             present = builder.fcmp_unordered("!=", sums, zero)
             above = builder.and_(present, builder.or_(no_cut, builder.fcmp_ordered(">=", x, cuts)))
-            builder.store(builder.bitcast(above, byte), builder.gep(mark_base, [builder.add(mark_at_v, loop.index)]))
+            flags = builder.bitcast(above, ir.IntType(width))
+            if width < 8:
+                flags = builder.zext(flags, byte)
+            builder.store(flags, builder.gep(mark_base, [builder.add(mark_at_v, loop.index)]))
             count, kept, peak, squares, mass = [builder.load(field) for field in fields]
             updated = (
                 builder.fadd(count, builder.select(present, one, zero)),
@@ -773,6 +789,25 @@ def _lanes(factors, t, first):
 
 
 @leaf
+def _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, shift, f, g):
+    """For the entries q .. end-1 of a column read, ``_add_lanes`` into the
+    interleaved accumulators ``buf[i * stride + shift ...]`` of each entry's
+    row i, with the lanes' factors `f`, and also into the LANES after them
+    with `g` unless it is None; prefetching entries ahead .. ahead_end - 1 (the
+    next column read) a line per LINE products."""
+    while q < end:
+        stop = min(q + uintp(LINE), end)
+        ahead = _prefetch_line(indices, data, ahead, ahead_end)
+        for r in range(q, stop):
+            row = uintp(indices[r]) * uintp(stride) + uintp(shift)
+            _add_lanes(buf, row, f, data[r])
+            if g is not None:
+                _add_lanes(buf, row + uintp(LANES), g, data[r])
+        q = stop
+    _prefetch_rest(indices, data, ahead, ahead_end)
+
+
+@leaf
 def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, group, flops, sharing, buf, heads, ends,
                   ks, halves, factors):
     """Accumulate the heavy dense-path columns cols[first .. first+size-1] together.
@@ -781,42 +816,36 @@ def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, 
     order, so every accumulator still receives its products over k
     ascending: each sum is the one a column expanded alone gets.  When each
     vector operation would serve at least `sharing` products (the run's
-    `flops` over its operations), the accumulators are interleaved in `buf`
-    (row i's at ``stride i .. stride i + size - 1``) and each entry read is one
-    vector operation per half of the run that reads it; otherwise column
+    `flops` over its operations; half as many on a run of at most
+    NARROW_LANES columns, whose operations move half a line), the
+    accumulators are interleaved in `buf` (row i's at ``stride i .. stride i +
+    size - 1``) and each entry read is one vector operation per half of the
+    run that reads it; otherwise column
     cols[first+b] has its own accumulator ``buf[b n : (b + 1) n]``, filled `group`
     columns at a time so that the accumulators being filled stay in L2.
     Returns the stride of the interleaved accumulators (RUN, or LANES for a
     run of at most LANES columns, whose accumulators then take 64 bytes a
-    row, half as many cache lines), or 0 where the lanes were not used.
+    row, half as many cache lines, or NARROW_LANES for one of at most
+    NARROW_LANES, 32 bytes a row), or 0 where the lanes were not used.
     Runs of several columns are taken only on matrices of one row block
     (`cuts` empty: ``run_size``).
     """
     u, work = _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors)
-    stride = LANES if size <= LANES else RUN
-    if buf.size >= stride * n and flops >= sharing * work:
+    stride = NARROW_LANES if size <= NARROW_LANES else LANES if size <= LANES else RUN
+    if buf.size >= stride * n and flops * LANES >= sharing * work * min(stride, LANES):
         for t in range(u):
-            k = ks[t]
             lo = _lanes(factors, t, 0)
             hi = _lanes(factors, t, LANES)
             ahead, ahead_end = _next_column(colstart, colstop, cuts, ks, t, u)
-            both = halves[t] == 3
-            f = lo if halves[t] == 1 else hi
-            shift = uintp(0) if halves[t] == 1 else uintp(LANES)
-            q, end = uintp(colstart[k]), uintp(colstop[k])
-            while q < end:
-                stop = min(q + uintp(LINE), end)
-                ahead = _prefetch_line(indices, data, ahead, ahead_end)
-                if both:
-                    for r in range(q, stop):
-                        row = uintp(indices[r]) * uintp(stride)
-                        _add_lanes(buf, row, lo, data[r])
-                        _add_lanes(buf, row + uintp(LANES), hi, data[r])
-                else:
-                    for r in range(q, stop):
-                        _add_lanes(buf, uintp(indices[r]) * uintp(stride) + shift, f, data[r])
-                q = stop
-            _prefetch_rest(indices, data, ahead, ahead_end)
+            q, end = uintp(colstart[ks[t]]), uintp(colstop[ks[t]])
+            if stride == NARROW_LANES:
+                _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, 0, lo[:NARROW_LANES], None)
+            elif halves[t] == 3:
+                _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, 0, lo, hi)
+            else:  # one half reads the column
+                low_half = halves[t] == 1
+                _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, 0 if low_half else LANES,
+                          lo if low_half else hi, None)
         return stride
     for low in range(0, size, group):
         high = min(size, low + group)
@@ -1215,9 +1244,11 @@ def _columns(
                     lane_sharing, buf, heads, ends, ks, halves, factors,
                 )
                 words = (n + 7) >> 3
-                for half in range(0, size if lanes else 0, LANES):
+                if lanes == NARROW_LANES:
+                    _measure_lanes(buf, uintp(0), uintp(lanes), uintp(n), cut, tallies, marks, uintp(0), NARROW_LANES)
+                for half in range(0, size if lanes > NARROW_LANES else 0, LANES):
                     _measure_lanes(buf, uintp(half), uintp(lanes), uintp(n), cut, tallies, marks,
-                                   uintp(half * words))
+                                   uintp(half * words), LANES)
             elif size == 1:
                 _expand_alone(colstart, colstop, cuts, indices, data, order[pos], pattern, buf)
             left = max(size, 1)

@@ -135,7 +135,8 @@ class CpuEngine(Engine):
         a bound, the engine also calls :func:`map_large_blocks`.
     lane_sharing : float, optional
         When runs of heavy columns take the vector path: each vector
-        operation must serve at least this many products (default
+        operation must serve at least this many products, and half as many
+        on runs of ``_constants.NARROW_LANES`` (default
         ``_constants.LANE_SHARING``; ``inf`` never, and then the columns are
         also computed in column order; 0 always).  A speed setting only: the
         iterands are the same for every value.
@@ -150,6 +151,12 @@ class CpuEngine(Engine):
         matrices of at most ``LANE_RUN_NODES`` nodes, instead of ``LANES``
         (8).  Default ``_constants.WIDE_RUNS``: on AMD's CPUs, where it was
         measured to pay.  A speed setting only, as `lane_sharing`.
+    narrow_runs : bool, optional
+        Expand heavy columns ``_constants.NARROW_LANES`` (4) at a time, their
+        accumulators interleaved, on matrices of ``LANE_NODES`` to
+        ``NARROW_NODES`` nodes, instead of alone or in small groups.  Default
+        ``_constants.NARROW_RUNS``: on Intel's CPUs, where it was measured to
+        pay.  A speed setting only, as `lane_sharing`.
 
     Examples
     --------
@@ -160,7 +167,7 @@ class CpuEngine(Engine):
     name = "cpu"
 
     def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
-                 wide_runs=C.WIDE_RUNS):
+                 wide_runs=C.WIDE_RUNS, narrow_runs=C.NARROW_RUNS):
         if threads is None or threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self.threads = int(threads)
@@ -170,6 +177,7 @@ class CpuEngine(Engine):
         self.lane_sharing = float(lane_sharing)
         self.narrow_rows = bool(narrow_rows)
         self.wide_runs = bool(wide_runs)
+        self.narrow_runs = bool(narrow_runs)
         self._local = threading.local()
         # column k of the iterand: rows self._indices[self._colstart[k] : self._colstop[k]], values
         # the same slice of self._data; self._indptr is set while the columns are stored in order;
@@ -226,7 +234,7 @@ class CpuEngine(Engine):
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
-                         narrow_rows=self.narrow_rows, wide_runs=self.wide_runs)
+                         narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs)
 
     @property
     def _entry_bytes(self):
@@ -240,7 +248,7 @@ class CpuEngine(Engine):
     @property
     def _run(self):
         """The most heavy columns expanded together (``_kernels.run_size``)."""
-        return kernels().run_size(self.n, self.wide_runs)
+        return kernels().run_size(self.n, self.wide_runs, self.narrow_runs)
 
     def _work(self):
         """This thread's work arrays (allocated once per thread and matrix size)."""
@@ -267,10 +275,10 @@ class CpuEngine(Engine):
         largest other entries (``column_leaders``) end at the same column,
         which on community graphs are columns of one community.  On the
         10k-node generated graph's second iteration a vector operation then
-        serves 1.85 products on average instead of 1.43.  On larger graphs,
-        where a heavy column is expanded alone, the columns it reads are then
-        often still in cache from the column before: 1-7 % off the 50k-node
-        generated graph's time on an Intel Xeon.
+        serves 1.85 products on average instead of 1.43.  Where a heavy
+        column is expanded alone, the columns it reads are then often still
+        in cache from the column before: 1-7 % off the 50k-node generated
+        graph's time on an Intel Xeon, before runs of four were taken there.
         Column order where `lane_sharing` is infinite.
         """
         if not np.isfinite(self.lane_sharing):
