@@ -281,16 +281,16 @@ def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
 
 
 def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
-    """Between LANE_NODES and NARROW_NODES nodes, where runs may be narrow, runs of heavy
+    """Between LANE_NODES and NARROW_RUN_NODES nodes, where runs may be narrow, runs of heavy
     columns are NARROW_LANES long (accumulators interleaved 4 to a row, half a line), and
     take the vector path at half the sharing: the bits of the scalar path still."""
     from netmcl._compiled import kernels
     from netmcl.engines import _constants as C
 
     size = kernels().run_size
-    assert size(C.LANE_NODES + 1, False, True) == size(C.NARROW_NODES, True, True) == C.NARROW_LANES
+    assert size(C.LANE_NODES + 1, False, True) == size(C.NARROW_RUN_NODES, True, True) == C.NARROW_LANES
     # elsewhere the scalar groups, as many columns as GROUP_BYTES of accumulators hold
-    assert size(C.NARROW_NODES + 1, False, True) == 1
+    assert size(C.NARROW_RUN_NODES + 1, False, True) == 1
     assert size(C.LANE_NODES + 1, False, False) == C.GROUP_BYTES // (8 * (C.LANE_NODES + 1)) < C.NARROW_LANES
     # a run of four serves about 2 products an operation here: at least 3 / 2, not 3
     _lanes_give_the_scalar_iterands(_communities(17100, 150, 12, seed=4), {"narrow_runs": True, "lane_sharing": 3.0})

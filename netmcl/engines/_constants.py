@@ -39,7 +39,7 @@ NARROW_LANES = LANES // 2
 #: largest matrix whose heavy columns may take the vector path NARROW_LANES at a
 #: time (`NARROW_RUNS`): their interleaved accumulators, 32 bytes a row, then take
 #: at most 2 MB, the L2 cache of an Intel Xeon's core
-NARROW_NODES = 1 << 16
+NARROW_RUN_NODES = 1 << 16
 #: largest matrix whose heavy columns are taken RUN at a time where runs are
 #: wide (`WIDE_RUNS`): their interleaved accumulators, 128 bytes a row, then fit
 #: a 1 MB L2 cache; larger matrices take runs of LANES (gen-10k's second
@@ -62,7 +62,7 @@ def _amd():
 #: combined and the dense STRING-like graph
 WIDE_RUNS = _amd()
 #: whether runs of NARROW_LANES are taken on matrices of LANE_NODES to
-#: NARROW_NODES nodes: on Intel's cores, where they were measured to pay (the
+#: NARROW_RUN_NODES nodes: on Intel's cores, where they were measured to pay (the
 #: 50k-node generated graph's second iteration, 1 thread: 44-48 s against
 #: 53-55 s for columns expanded alone); not on AMD's, whose L2 (512 KB to 1 MB
 #: on Zen) they would overflow

@@ -78,7 +78,7 @@ from ._constants import (
     LINE,
     N_STATS,
     NARROW_LANES,
-    NARROW_NODES,
+    NARROW_RUN_NODES,
     RADIX_BELOW,
     RADIX_BUCKETS,
     RUN,
@@ -365,7 +365,7 @@ def _masked_mass(vals, n, bar):
 
 
 @leaf
-def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, marks, fused):
+def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, tallies, marks, fused):
     """Move the sums ``acc[first + i]``, i = 0 .. n-1, that pruning reads
     into rows/vals or kept_rows/kept_vals (rows i ascending) and clear them;
     return the column's entry count and its ``_tally``.
@@ -373,8 +373,9 @@ def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, ma
     Unless `fused`, every non-zero sum goes to rows/vals, branch-free (a
     branch on them mispredicts when about half the rows are reached), and
     the column is measured after.  `fused`: the column is measured first,
-    over all n rows, a row not reached adding 0 to the tally, which changes
-    no sum, and the rows at or above the cutoff are marked; then only what
+    over all n rows as a run's lane is (``_measure_lanes``, one lane), a
+    row not reached adding 0 to the tally, which changes no sum, and the
+    rows at or above the cutoff are marked; then only what
     pruning reads is taken out: the marked rows, a few percent of them
     (``_survivors``), or where pruning recovers every non-zero sum.  That
     spares the entries' moves in a column that fills most rows (on the
@@ -387,23 +388,8 @@ def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, ma
         m = _nonzero_entries(n, acc, first, 1, rows, vals)
         tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)
     else:
-        m = 0
-        kept = 0
-        peak = 0.0
-        squares = 0.0
-        mass = 0.0
-        for i in range(uintp(n)):
-            s = acc[uintp(first) + i]
-            x = np.float64(np.float32(s))
-            present = s != 0.0
-            above = present & ((cut < 0.0) | (x >= cut))
-            _mark(marks, i, above)
-            m += present
-            kept += above
-            peak = max(peak, x)
-            squares += x * x
-            mass += x if above else 0.0
-        tally = (kept, peak, squares, mass)
+        _measure_lanes(acc[uintp(first) :], uintp(0), uintp(1), uintp(n), cut, tallies, marks, uintp(0), 1)
+        m, tally = _lane_tally(tallies, 0)
         if _recovers(tally, recover, pct):
             _nonzero_entries(n, acc, first, 1, rows, vals)
         else:
@@ -494,7 +480,7 @@ def run_size(n, wide, narrow):
         return RUN
     if n <= LANE_NODES:
         return LANES
-    return NARROW_LANES if narrow and n <= NARROW_NODES else group_size(n)
+    return NARROW_LANES if narrow and n <= NARROW_RUN_NODES else group_size(n)
 
 
 def _data(context, builder, array_type, array, item=None):
@@ -614,18 +600,19 @@ def _add_lanes(typingctx, acc, base, factors, value):
 
 @intrinsic(prefer_literal=True)
 def _measure_lanes(typingctx, buf, first, stride, n, cut, tallies, marks, mark_at, lanes):
-    """Measure the `lanes` (a constant: LANES or NARROW_LANES) interleaved
-    columns ``buf[first + i * stride + b]`` (b < lanes, rows i < n) as
-    ``_scan`` does one, in one pass and one vector operation per row for all
-    of them.
+    """Measure the `lanes` (a constant: LANES, NARROW_LANES, or 1 for a
+    column alone, ``_scan``) interleaved columns ``buf[first + i * stride +
+    b]`` (b < lanes, rows i < n) for pruning, in one pass and one vector
+    operation per row for all of them: each column's entry count and
+    ``_tally``'s measure.
 
     Lane b's figures go to ``tallies[f * RUN + first + b]`` for the
     ``TALLY_FIELDS`` fields f, and bit b of byte ``mark_at + i`` of `marks`
     says whether row i's sum is at or above the cutoff (``_survivors``).
     Each lane's sums run over the rows in order, a row not reached adding 0,
-    exactly ``_scan``'s fused chains; the lanes are independent chains, so
-    that the pass is not bound by the latency of one addition a row, as one
-    column's scan is.
+    which changes no sum: ``_tally``'s chains over the column's entries.  The
+    lanes are independent chains, so that the pass is not bound by the
+    latency of one addition a row, as a column alone is.
     """
     if not isinstance(lanes, types.IntegerLiteral):
         return None
@@ -687,28 +674,13 @@ def _lane_tally(tallies, b):
     )
 
 
-@intrinsic
-def _mark(typingctx, marks, at, flag):
-    """Byte `at` of the words `marks` := `flag` (``_measure_lanes``' marks, for one column)."""
-    sig = types.void(marks, at, flag)
-
-    def codegen(context, builder, signature, args):
-        marks_v, at_v, flag_v = args
-        byte = ir.IntType(8)
-        base = _data(context, builder, signature.args[0], marks_v, byte)
-        builder.store(builder.zext(flag_v, byte), builder.gep(base, [at_v]))
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
 @leaf
 def _survivors(n, acc, first, stride, marks, lane, rows, vals):
     """Move the sums ``acc[first + i * stride]`` whose row i is marked at bit
     `lane` into rows/vals (rows ascending); return their count.
 
     The marks are a byte a row, bit b for lane b of LANES interleaved
-    columns (``_measure_lanes``; one column: bit 0, ``_mark``), those of
+    columns (``_measure_lanes``; one column: bit 0), those of
     lanes LANES and up in the words after the first n bytes' (rounded up to
     words).  Eight rows' marks are read as one word, and only the rows
     marked are read: a few percent of them in the columns that take this
@@ -1269,7 +1241,8 @@ def _columns(
                     for i in range(uintp(lanes * n)):
                         buf[i] = 0.0
             else:
-                m, tally = _scan(n, buf, rows, vals, b * n, cut, recover, pct, kept_rows, kept_vals, marks, full)
+                m, tally = _scan(n, buf, rows, vals, b * n, cut, recover, pct, kept_rows, kept_vals, tallies, marks,
+                                 full)
                 full = 2 * m > n
             stats[STAT_DENSE_PATH] += 1
             stats[STAT_LANES] += lanes > 0
@@ -1281,7 +1254,8 @@ def _columns(
             else:
                 u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
             if light and u * 16 > n:  # reading the whole accumulator is cheaper than ordering the rows
-                m, tally = _scan(n, acc, rows, vals, 0, cut, recover, pct, kept_rows, kept_vals, marks, 2 * u > n)
+                m, tally = _scan(n, acc, rows, vals, 0, cut, recover, pct, kept_rows, kept_vals, tallies, marks,
+                                 2 * u > n)
             else:
                 m = _gather(n, u, acc, touched, bits, rows, vals)
                 tally = _tally(rows, vals, m, cut, kept_rows, kept_vals)

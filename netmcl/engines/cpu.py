@@ -154,7 +154,7 @@ class CpuEngine(Engine):
     narrow_runs : bool, optional
         Expand heavy columns ``_constants.NARROW_LANES`` (4) at a time, their
         accumulators interleaved, on matrices of ``LANE_NODES`` to
-        ``NARROW_NODES`` nodes, instead of alone or in small groups.  Default
+        ``NARROW_RUN_NODES`` nodes, instead of alone or in small groups.  Default
         ``_constants.NARROW_RUNS``: on Intel's CPUs, where it was measured to
         pay.  A speed setting only, as `lane_sharing`.
 
