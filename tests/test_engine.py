@@ -91,11 +91,17 @@ def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
     params = MclParams.build(inflation=1.6)
     engine = get_engine("cpu", threads=2)
     usual = _iterands(gavin, engine, params, 4)
-    assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 2)) == 32
+    chunks = engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 2)
+    # 32 chunks of equal work, of which each thread's last is cut in quarters
+    assert len(chunks) == 32 - 2 + 2 * cpu.TAIL_SPLIT
+    sizes = np.diff([lo for lo, _ in chunks] + [engine.n])
+    assert chunks[0][0] == 0 and sizes.sum() == engine.n
+    assert abs(sizes[:30].mean() / sizes[30:].mean() - cpu.TAIL_SPLIT) < 0.2
     assert engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 1) == [(0, engine.n)]
     monkeypatch.setattr(cpu, "CHUNK_BYTES", 4096)  # 512 estimated entries a chunk
     small = get_engine("cpu", threads=2)
-    assert len(small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001), 2)) == 2000 * 64 // 512
+    chunks = small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001), 2)
+    assert len(chunks) == 2000 * 64 // 512 - 2 + 2 * cpu.TAIL_SPLIT
     assert all(_same(a, b) for a, b in zip(usual, _iterands(gavin, small, params, 4)))
 
 

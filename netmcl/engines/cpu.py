@@ -44,6 +44,8 @@ __all__ = ["CpuEngine", "map_large_blocks", "parse_memory"]
 #: chunks per thread in a phase: more chunks balance the threads and keep the
 #: results waiting to be copied into the next iterand small
 CHUNKS_PER_THREAD = 16
+#: the last chunk of each thread in a phase is cut in this many (``CpuEngine._chunks``)
+TAIL_SPLIT = 4
 #: more chunks where needed so that a chunk's estimated result stays below
 #: this: up to 2 x threads results wait to be copied at any time
 CHUNK_BYTES = 8 << 20
@@ -303,13 +305,20 @@ class CpuEngine(Engine):
 
         At least CHUNKS_PER_THREAD per thread when there are several (one
         thread needs no balancing), and enough that the columns' summed size
-        estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.
+        estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.  With
+        several threads, the last `threads` chunks' work is cut in chunks of
+        a quarter of it (TAIL_SPLIT), so that the threads finish at about
+        the same time: the work is an estimate, and the last chunk of a
+        thread can run well past the others'.
         """
         estimated = self._entry_bytes * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
         balance = CHUNKS_PER_THREAD * threads if threads > 1 else 1
         nchunks = min(hi - lo, max(balance, -(-estimated // CHUNK_BYTES)))
+        head = nchunks - threads if threads > 1 and nchunks > threads else nchunks
+        # the chunks' ends, in chunks of work: whole ones, then the tail's quarters
+        ends = np.concatenate([np.arange(1, head), head + np.arange(TAIL_SPLIT * (nchunks - head)) / TAIL_SPLIT])
         cum = np.cumsum(work[lo:hi])
-        cuts = lo + np.searchsorted(cum, np.linspace(0, cum[-1], nchunks + 1)[1:-1])
+        cuts = lo + np.searchsorted(cum, ends * (cum[-1] / nchunks))
         edges = distinct(np.concatenate([[lo], cuts, [hi]]))
         return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
