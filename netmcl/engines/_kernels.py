@@ -865,7 +865,7 @@ def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, to
     has room for n + 1 rows), and u advances past a new one, instead of a
     branch on whether the row is new.  That pays where about half the
     products reach a new row, and the branch mispredicts (the first
-    iteration on gen-10k: 0.16-0.19 s against 0.27-0.28 s); where nearly
+    iteration on gen-10k: 0.16-0.21 s against 0.27-0.30 s); where nearly
     all or nearly none do, the branch is predicted and costs less.
     """
     u = 0
@@ -1265,8 +1265,9 @@ def _columns(
                 stats[STAT_DENSE_PATH] += 1
             else:
                 u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
-            # reading the whole accumulator is cheaper than ordering the rows (at a quarter of them, not a
-            # sixteenth: the first iteration on gen-10k, about a tenth, 0.22 s against 0.27 s)
+            # reading the whole accumulator is cheaper than ordering the rows from a quarter of them on (not a
+            # sixteenth: gen-10k's first iteration, whose columns reach about a tenth, 0.21-0.25 s against
+            # 0.25-0.29 s with their rows ordered)
             if light and u * 4 > n:
                 m, tally = _scan(n, acc, rows, vals, 0, cut, recover, pct, kept_rows, kept_vals, tallies, marks,
                                  2 * u > n)
