@@ -10,8 +10,9 @@
     The path of ``mcl``; the test is skipped, loudly, without it.
 
 Every test runs the CPU engine's iterations on as many threads as it asks
-for, however little work they have (``cpu.SERIAL_WORK`` is 0 in the tests):
-the test graphs are small, and the threaded paths are what they check.
+for, in as many chunks as on a large graph, however little work they have
+(``cpu.SERIAL_WORK`` is 0 in the tests and ``cpu.CHUNK_WORK`` 1): the test
+graphs are small, and the threaded paths are what they check.
 """
 
 import shutil
@@ -33,10 +34,11 @@ def compiled_kernels():
 
 @pytest.fixture(autouse=True)
 def threads_for_small_iterations(monkeypatch):
-    """Small iterations on every thread asked for, as on large graphs (see the module docstring)."""
+    """Small iterations on every thread asked for, in as many chunks as on large graphs (see the module docstring)."""
     from netmcl.engines import cpu
 
     monkeypatch.setattr(cpu, "SERIAL_WORK", 0)
+    monkeypatch.setattr(cpu, "CHUNK_WORK", 1)
 
 
 @pytest.fixture(params=available_engines())

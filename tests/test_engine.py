@@ -98,6 +98,12 @@ def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
     assert chunks[0][0] == 0 and sizes.sum() == engine.n
     assert abs(sizes[:30].mean() / sizes[30:].mean() - cpu.TAIL_SPLIT) < 0.2
     assert engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 1) == [(0, engine.n)]
+    # little work: a chunk is at least CHUNK_WORK (5 of them: 3 whole, then each thread's last in quarters)
+    monkeypatch.setattr(cpu, "CHUNK_WORK", engine.n // 5)
+    assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 2)) == 3 + 2 * cpu.TAIL_SPLIT
+    monkeypatch.setattr(cpu, "CHUNK_WORK", 10 * engine.n)  # less than a chunk's work: one chunk a thread
+    assert len(engine._chunks(0, engine.n, np.ones(engine.n), np.arange(1, engine.n + 1), 2)) == 2
+    monkeypatch.setattr(cpu, "CHUNK_WORK", 1)
     monkeypatch.setattr(cpu, "CHUNK_BYTES", 4096)  # 512 estimated entries a chunk
     small = get_engine("cpu", threads=2)
     chunks = small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001), 2)

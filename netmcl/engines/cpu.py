@@ -49,9 +49,20 @@ TAIL_SPLIT = 4
 #: more chunks where needed so that a chunk's estimated result stays below
 #: this: up to 2 x threads results wait to be copied at any time
 CHUNK_BYTES = 8 << 20
-#: an iteration whose expansion has fewer products than this runs on one thread:
+#: a column's work is estimated as its products plus this many: what pruning,
+#: rescaling and inflating it and the iteration's per-column steps cost, in
+#: products (about 200 ns a column against 0.3-1.5 ns a product, on the
+#: 20k-node mmseqs2 network's and the Collins network's iterations)
+COLUMN_WORK = 256
+#: an iteration whose estimated work is less than this runs on one thread:
 #: starting the threads and handing them chunks would cost more than it saves
-SERIAL_WORK = 1 << 22
+#: (on the Collins network, 10-11 M products on 1,622 columns took 6.8 ms on
+#: one thread and 8-10 ms on two; on mmseqs2 12 M products and 20k columns
+#: took 23 ms and 19-21 ms)
+SERIAL_WORK = 1 << 24
+#: with several threads, a chunk gets at least this much estimated work, so
+#: that handing it to a thread stays a small part of its time
+CHUNK_WORK = 1 << 20
 #: matrices of at most this many nodes keep their rows as uint16 in the engine,
 #: in row blocks past 65,536
 NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
@@ -129,8 +140,9 @@ class CpuEngine(Engine):
     ----------
     threads : int, optional
         Number of threads (mcl's ``-te``); default: the cores available.
-        An iteration whose expansion has fewer than ``SERIAL_WORK`` (about
-        4 million) products runs on one thread, which is faster there.
+        An iteration of less estimated work than ``SERIAL_WORK`` (about 17
+        million products, a column counting ``COLUMN_WORK`` more) runs on one
+        thread, which is faster there.
     max_memory : int or str, optional
         Bound on the engine's memory (iterands, scratch and phase buffers),
         e.g. ``"16G"``.  Default: no bound (one phase per iteration).  Given
@@ -303,22 +315,24 @@ class CpuEngine(Engine):
     def _chunks(self, lo, hi, work, cum, threads):
         """Cut columns lo..hi-1 into chunks of about equal work for `threads` threads.
 
-        At least CHUNKS_PER_THREAD per thread when there are several (one
-        thread needs no balancing), and enough that the columns' summed size
-        estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.  With
-        several threads, the last `threads` chunks' work is cut in chunks of
-        a quarter of it (TAIL_SPLIT), so that the threads finish at about
-        the same time: the work is an estimate, and the last chunk of a
-        thread can run well past the others'.
+        With several threads, CHUNKS_PER_THREAD a thread, or fewer where that
+        would leave a chunk less than CHUNK_WORK (but one a thread at
+        least); one thread needs no balancing.  More where needed, so that
+        the columns' summed size estimate (`cum`, cumulative) is at most
+        CHUNK_BYTES a chunk.  With several threads, the last `threads`
+        chunks' work is cut in chunks of a quarter of it (TAIL_SPLIT), so
+        that the threads finish at about the same time: the work is an
+        estimate, and the last chunk of a thread can run well past the
+        others'.
         """
         estimated = self._entry_bytes * int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
-        balance = CHUNKS_PER_THREAD * threads if threads > 1 else 1
+        done = np.cumsum(work[lo:hi])
+        balance = max(threads, min(CHUNKS_PER_THREAD * threads, int(done[-1]) // CHUNK_WORK)) if threads > 1 else 1
         nchunks = min(hi - lo, max(balance, -(-estimated // CHUNK_BYTES)))
         head = nchunks - threads if threads > 1 and nchunks > threads else nchunks
         # the chunks' ends, in chunks of work: whole ones, then the tail's quarters
         ends = np.concatenate([np.arange(1, head), head + np.arange(TAIL_SPLIT * (nchunks - head)) / TAIL_SPLIT])
-        cum = np.cumsum(work[lo:hi])
-        cuts = lo + np.searchsorted(cum, ends * (cum[-1] / nchunks))
+        cuts = lo + np.searchsorted(done, ends * (done[-1] / nchunks))
         edges = distinct(np.concatenate([[lo], cuts, [hi]]))
         return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
@@ -353,7 +367,7 @@ class CpuEngine(Engine):
         sequence = np.arange(self.n) if order is None else order
         estimate = estimate[sequence]
         cum = np.cumsum(estimate)
-        work = flops[sequence] + 1
+        work = flops[sequence] + COLUMN_WORK
         cuts = self._cuts
         expand_columns = self._kernel("expand_columns")
 
@@ -380,7 +394,7 @@ class CpuEngine(Engine):
         chaos = -np.inf
         phases = 0
         start = 0
-        threads = self.threads if int(flops.sum()) >= SERIAL_WORK else 1
+        threads = self.threads if int(work.sum()) >= SERIAL_WORK else 1
         pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
         try:
             while start < self.n:
