@@ -65,7 +65,7 @@ def test_iterands_do_not_depend_on_threads(gavin, threads):
 
 
 def test_iterations_with_little_work_run_on_one_thread(gavin, monkeypatch):
-    """Below SERIAL_WORK products an iteration starts no threads, and its iterand is the same."""
+    """Below SERIAL_WORK of estimated work an iteration starts no threads, and its iterand is the same."""
     from concurrent.futures import ThreadPoolExecutor
 
     import netmcl.engines.cpu as cpu
