@@ -56,9 +56,9 @@ CHUNK_BYTES = 8 << 20
 COLUMN_WORK = 256
 #: an iteration whose estimated work is less than this runs on one thread:
 #: starting the threads and handing them chunks would cost more than it saves
-#: (on the Collins network, 10-11 M products on 1,622 columns took 6.8 ms on
-#: one thread and 8-10 ms on two; on mmseqs2 12 M products and 20k columns
-#: took 23 ms and 19-21 ms)
+#: (on the Collins network, 10-11 M products on 1,622 columns took 6.6-6.9 ms
+#: on one thread and 9.8-10.9 ms on two; on mmseqs2 12 M products on 20k
+#: columns took 23 ms and 19-21 ms)
 SERIAL_WORK = 1 << 24
 #: with several threads, a chunk gets at least this much estimated work, so
 #: that handing it to a thread stays a small part of its time
