@@ -27,6 +27,18 @@ def physical_memory():
         return 16 << 30
 
 
+def _mapping(size):
+    """An anonymous mapping of `size` bytes, past its first _SMALL_PAGES advised
+    for 2 MiB pages; None where one cannot be made."""
+    try:
+        mapping = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except OSError:
+        return None
+    if size > _SMALL_PAGES:
+        _advise_huge_pages(mapping, _SMALL_PAGES)
+    return mapping
+
+
 def _advise_huge_pages(mapping, start):
     """Ask for 2 MiB pages from byte `start` of `mapping` on; kernels without them refuse, which is harmless."""
     try:
@@ -55,13 +67,7 @@ class Appender:
         self._map = self._array = None
         if _MAPPED:
             self.capacity = max(int(reserve), 1)
-            size = self.capacity * self.dtype.itemsize
-            try:
-                self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-            except OSError:
-                self._map = None
-            if self._map is not None and size > _SMALL_PAGES:
-                _advise_huge_pages(self._map, _SMALL_PAGES)
+            self._map = _mapping(self.capacity * self.dtype.itemsize)
         if self._map is None:
             self.capacity = max(int(likely), 1)
             self._array = np.empty(self.capacity, dtype=self.dtype)
@@ -97,7 +103,19 @@ class Appender:
 
     def _resize(self, capacity):
         if self._array is None:
-            self._map.resize(max(capacity, 1) * self.dtype.itemsize)
+            size = max(capacity, 1) * self.dtype.itemsize
+            try:
+                self._map.resize(size)
+            except OSError:
+                # grown past its first _SMALL_PAGES, advised apart: Linux remaps one region only
+                moved = _mapping(size)
+                if moved is None:
+                    raise
+                kept = min(size, len(self._map))
+                with memoryview(moved) as to, memoryview(self._map) as source:
+                    to[:kept] = source[:kept]
+                self._map.close()
+                self._map = moved
         else:
             self._array.resize(capacity, refcheck=False)
         self.capacity = capacity

@@ -61,6 +61,7 @@ _WORK = (
     " int32[::1], float64[::1], uint64[::1]))"
 )
 _BYTES = "Array(uint8, 1, 'C', readonly=True)"
+_COORDS = "int32[::1], int32[::1], float32[::1], int64, int32[::1], float32[::1]"
 
 #: name: (module, function, argument types as numba spells them).  Callers
 #: pass exactly these types: CSC arrays are int64 column pointers, int32 rows
@@ -81,10 +82,12 @@ KERNELS = {
     "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean, boolean"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64, int64"),
-    "csc_max": (
+    "csc_max": ("netmcl._graph_kernels", "csc_max", _COORDS),
+    "edge_max": ("netmcl._graph_kernels", "edge_max", _COORDS),
+    "mirror_edges": (
         "netmcl._graph_kernels",
-        "csc_max",
-        "int32[::1], int32[::1], float32[::1], int64, boolean, int32[::1], float32[::1]",
+        "mirror_edges",
+        "int64[::1], int32[::1], float32[::1], int32[::1], float32[::1]",
     ),
     "weak_labels": ("netmcl._graph_kernels", "weak_labels", "int64[::1], int32[::1]"),
     "principal": ("netmcl._graph_kernels", "principal", "int64[::1], int32[::1], float32[::1], int64[::1]"),
@@ -95,12 +98,14 @@ KERNELS = {
     ),
     "scan_native": ("netmcl.io._scan", "scan_native", f"{_BYTES}, int64, int64, float64[::1]"),
 }
-#: the engine's kernels also compiled for uint16 rows (matrices of at most 262,144 nodes, in row blocks past
-#: 65,536), named ``<name>_u16``
+#: kernels also compiled for uint16 node ids, named ``<name>_u16``, with the first so many int32 arrays
+#: uint16: the engine's rows (matrices of at most 262,144 nodes, in row blocks past 65,536) and the
+#: coordinates' rows and columns (a label file's arcs between at most 65,536 nodes)
+_U16 = {"column_flops": 1, "column_leaders": 1, "expand_columns": 1, "csc_max": 2, "edge_max": 2}
 KERNELS.update(
-    (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", 1)))
+    (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", _U16[name])))
     for name, (module, function, args) in list(KERNELS.items())
-    if name in ("column_flops", "column_leaders", "expand_columns")
+    if name in _U16
 )
 
 #: a build of the kernels that no process has loaded for this many days is

@@ -66,34 +66,87 @@ def principal(indptr, indices, data, nodes):
 
 
 @njit(cache=True)
-def csc_max(rows, cols, vals, n, mirror, indices, data):
-    """CSC arrays of the entries (rows[t], cols[t]) -- and (cols[t], rows[t]) when `mirror` --
-    with rows ascending in each column and repeated entries merged by maximum.
+def csc_max(rows, cols, vals, n, indices, data):
+    """CSC arrays of the entries (rows[t], cols[t]), with rows ascending in each
+    column and repeated entries merged by maximum.
 
-    `indices` and `data` receive the entries (room for all of them, mirrors
-    included); returns ``(indptr, count)``, the merged entries being their
-    first `count`.  A counting sort by column, then each column sorted by row
-    in place: the memory is the output, not a sort of every entry at once.
+    `indices` and `data` receive the entries (room for all of them); returns
+    ``(indptr, count)``, the merged entries being their first `count`.  A
+    counting sort by column, then each column sorted by row in place: the
+    memory is the output, not a sort of every entry at once.
     """
+    indptr = _bucket(cols, rows, vals, n, indices, data, False)
+    return indptr, _merge_columns(indptr, indices, data, np.empty(SORT_STACK, dtype=np.int64))
+
+
+@njit(cache=True)
+def edge_max(ends, others, vals, n, indices, data):
+    """The edges {ends[t], others[t]} each once, merged by maximum: column a of
+    the CSC arrays returned holds, ascending, the larger ends b >= a of the
+    edges {a, b} (the upper triangle of the symmetric matrix).
+
+    As :func:`csc_max`, whose arguments it takes; :func:`mirror_edges` makes
+    the whole symmetric matrix.  An edge given both ways is one entry here, so
+    a file that lists every edge twice (a STRING file, an all-against-all
+    search) takes half the room before it is mirrored.
+    """
+    indptr = _bucket(ends, others, vals, n, indices, data, True)
+    return indptr, _merge_columns(indptr, indices, data, np.empty(SORT_STACK, dtype=np.int64))
+
+
+@njit(cache=True)
+def _bucket(cols, rows, vals, n, indices, data, by_smaller):
+    """Counting sort of the entries by column -- by their smaller end when
+    `by_smaller` -- into `indices` (the other end) and `data`; returns the
+    columns' starts."""
     indptr = np.zeros(n + 1, dtype=np.int64)
-    for t in range(rows.size):
-        indptr[cols[t] + 1] += 1
-        if mirror:
-            indptr[rows[t] + 1] += 1
+    for t in range(cols.size):
+        indptr[(min(cols[t], rows[t]) if by_smaller else cols[t]) + 1] += 1
     for c in range(n):
         indptr[c + 1] += indptr[c]
     fill = indptr[:-1].copy()
-    for t in range(rows.size):
-        c = cols[t]
-        indices[fill[c]] = rows[t]
+    for t in range(cols.size):
+        c, r = cols[t], rows[t]
+        if by_smaller and r < c:
+            c, r = r, c
+        indices[fill[c]] = r
         data[fill[c]] = vals[t]
         fill[c] += 1
-        if mirror:
-            c = rows[t]
-            indices[fill[c]] = cols[t]
-            data[fill[c]] = vals[t]
-            fill[c] += 1
-    return indptr, _merge_columns(indptr, indices, data, np.empty(SORT_STACK, dtype=np.int64))
+    return indptr
+
+
+@njit(cache=True)
+def mirror_edges(upper, others, vals, indices, data):
+    """CSC arrays of the symmetric matrix whose upper triangle is ``(upper,
+    others, vals)`` (:func:`edge_max`): `indices` and `data` receive its
+    entries, rows ascending in each column (room for twice the edges); returns
+    its ``indptr``.
+
+    Column c takes row a < c from edge {a, c} while the edges of the smaller
+    ends a are walked in order, then its own edges' larger ends: ascending
+    without a sort.
+    """
+    n = upper.size - 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for a in range(n):
+        for p in range(upper[a], upper[a + 1]):
+            indptr[a + 1] += 1
+            if others[p] != a:
+                indptr[others[p] + 1] += 1
+    for c in range(n):
+        indptr[c + 1] += indptr[c]
+    fill = indptr[:-1].copy()
+    for a in range(n):
+        for p in range(upper[a], upper[a + 1]):
+            b = others[p]
+            indices[fill[a]] = b
+            data[fill[a]] = vals[p]
+            fill[a] += 1
+            if b != a:
+                indices[fill[b]] = a
+                data[fill[b]] = vals[p]
+                fill[b] += 1
+    return indptr
 
 
 @leaf

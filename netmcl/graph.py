@@ -14,6 +14,9 @@ from .exceptions import ParameterError
 
 __all__ = ["SparseGraph"]
 
+#: arcs between nodes numbered below this may come with their ids in 2 bytes (uint16)
+U16_NODES = 1 << 16
+
 
 class SparseGraph:
     """A weighted graph on nodes ``0 .. n-1`` stored as a CSC matrix.
@@ -61,7 +64,7 @@ class SparseGraph:
                 )
             m = CscMatrix(given.indptr, given.indices, given.data, given.shape[0])
         if not m.is_canonical():
-            m = _merge_max(m.indices, m.columns(), m.data, m.shape[0])
+            m = _merge_max([m.indices, m.columns(), m.data], m.shape[0])
         self.csc = m
         self._scipy = None
         self._n = n = m.shape[0]
@@ -122,10 +125,20 @@ class SparseGraph:
             n = len(labels) if labels is not None else (int(max(src.max(), dst.max())) + 1 if src.size else 0)
         if src.size and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
             raise ParameterError(f"Node ids must lie in 0..{n - 1}.")
-        keep = w != 0
+        arcs = [dst, src, w]
+        del src, dst, w
+        return cls._from_arcs(arcs, n, symmetrize, labels)
+
+    @classmethod
+    def _from_arcs(cls, arcs, n, symmetrize, labels):
+        """:meth:`from_edges` on checked arcs ``[targets, sources, weights]``, a
+        list that is emptied once they are merged, so that arrays held only by
+        it (a file reader's) are freed before the graph is built."""
+        keep = arcs[2] != 0
         if not keep.all():
-            src, dst, w = src[keep], dst[keep], w[keep]
-        return cls(_merge_max(dst, src, w, n, mirror=symmetrize), labels=labels)
+            arcs[:] = [a[keep] for a in arcs]
+        del keep
+        return cls(_merge_max(arcs, n, mirror=symmetrize), labels=labels)
 
     @property
     def matrix(self):
@@ -168,23 +181,31 @@ def _ids(nodes):
     return (ids if ids.dtype == np.int32 else ids.astype(np.int64, copy=False)).ravel()
 
 
-def _merge_max(rows, cols, vals, n, mirror=False):
-    """CscMatrix from coordinates (and their mirrors), repeats merged by max; ids in 0..n-1.
+def _merge_max(arcs, n, mirror=False):
+    """CscMatrix from coordinates ``arcs = [rows, cols, vals]`` (and their
+    mirrors), repeats merged by max; ids in 0..n-1 (uint16 rows and columns
+    are taken as they are).  `arcs` is emptied once they are sorted.
 
     The entries are written in arrays trimmed to the merged ones without a
     copy (:class:`~netmcl._buffers.Appender`): the memory is the input and
     every entry before merging, not a copy of the merged entries as well.
+    Mirrored, each edge is merged once, as an entry of the upper triangle
+    (8 bytes an arc given), and mirrored into the whole matrix once the
+    input is freed.
     """
-    rows = np.ascontiguousarray(rows, dtype=np.int32)
-    total = rows.size * (2 if mirror else 1)
+    ids = np.uint16 if arcs[0].dtype == arcs[1].dtype == np.uint16 else np.int32
+    for i, dtype in enumerate((ids, ids, np.float32)):
+        arcs[i] = np.ascontiguousarray(arcs[i], dtype=dtype)
+    total = arcs[0].size
     indices, data = Appender(np.int32, total, total), Appender(np.float32, total, total)
-    indptr, count = kernels().csc_max(
-        rows,
-        np.ascontiguousarray(cols, dtype=np.int32),
-        np.ascontiguousarray(vals, dtype=np.float32),
-        int(n),
-        bool(mirror),
-        indices.room(total),
-        data.room(total),
-    )
-    return CscMatrix(indptr, indices.array(count), data.array(count), n)
+    merge = getattr(kernels(), ("edge_max" if mirror else "csc_max") + ("_u16" if ids == np.uint16 else ""))
+    indptr, count = merge(*arcs, int(n), indices.room(total), data.room(total))
+    arcs.clear()
+    if not mirror:
+        return CscMatrix(indptr, indices.array(count), data.array(count), n)
+    upper = indptr, indices.array(count), data.array(count)
+    total = 2 * count
+    indices, data = Appender(np.int32, total, total), Appender(np.float32, total, total)
+    indptr = kernels().mirror_edges(*upper, indices.room(total), data.room(total))
+    del upper
+    return CscMatrix(indptr, indices.array(int(indptr[-1])), data.array(int(indptr[-1])), n)

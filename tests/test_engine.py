@@ -519,6 +519,20 @@ def test_appender_room_filled_in_place_then_trimmed(appender_kind):
     assert (got.base is None) == (appender_kind == "numpy")
 
 
+def test_appender_past_its_small_pages_grows(appender_kind):
+    """A mapping advised for 2 MiB pages past its first 4 MiB is two regions to Linux,
+    which will not grow it in place: it moves, with what it holds (the label-file
+    reader's ids, widened to 4 bytes at 65,536 labels, then grown)."""
+    from netmcl._buffers import _SMALL_PAGES, Appender
+
+    first = np.arange(_SMALL_PAGES // 2, dtype=np.int32)  # 8 MiB reserved for 2 MiB of items
+    out = Appender(np.int32, likely=first.size, reserve=2 * first.size)
+    out.append(first)
+    out.append(np.arange(3 * first.size, dtype=np.int32) + first.size)
+    got = out.array()
+    assert got.size == 4 * first.size and np.array_equal(got, np.arange(got.size))
+
+
 def test_refused_huge_pages_leave_the_mapping_in_use(monkeypatch):
     from netmcl import _buffers
 

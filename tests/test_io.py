@@ -161,6 +161,27 @@ def test_read_abc_in_blocks_reads_the_same_graph(monkeypatch):
             assert np.array_equal(getattr(g.csc, name), getattr(whole.csc, name))
 
 
+def test_read_abc_node_ids_widen_past_65536_labels(monkeypatch):
+    """Ids are kept in 2 bytes while the labels fit, then widened: a file whose
+    65,537th label comes in a later block reads as the oracle reads it."""
+    from netmcl.graph import U16_NODES
+    from netmcl.io import _files, abc
+
+    widened = []
+    monkeypatch.setattr(abc, "_widened", lambda ids, wide=abc._widened: widened.append(ids.size) or wide(ids))
+
+    rng = np.random.default_rng(3)
+    n = U16_NODES + 3000
+    order = rng.permutation(n)
+    a = np.concatenate([order, rng.integers(0, n, 20000)])  # every node, then edges among all of them
+    b = np.concatenate([np.roll(order, 1), rng.integers(0, n, 20000)])
+    text = "".join(f"n{x} n{y} {w}\n" for x, y, w in zip(a.tolist(), b.tolist(), rng.integers(1, 9, a.size).tolist()))
+    monkeypatch.setattr(_files, "BLOCK_BYTES", 1 << 18)  # the labels pass 65,536 in the fourth block or later
+    g = assert_same_as_oracle(text.encode())
+    assert g.n == n and g.csc.indices.dtype == np.int32
+    assert widened and min(widened) > 0  # ids of earlier blocks were widened
+
+
 def test_values_of_real_files_parse_to_strtod_doubles():
     """Every weight of the real networks (up to 17 significant digits) parses to Python's (= strtod's) double."""
     from netmcl.io import _codes, _scan

@@ -5,7 +5,7 @@ import logging
 import numpy as np
 
 from ..exceptions import InputFileError
-from ..graph import SparseGraph
+from ..graph import U16_NODES, SparseGraph
 from .._buffers import Appender
 from .._compiled import kernels
 from . import _codes
@@ -106,9 +106,10 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     mcl reads it, so the clusters are identical.
 
     The file is read a block (``_files.BLOCK_BYTES``, 1 MiB) at a time, and
-    each line's edge kept in 12 bytes: reading a file of n lines takes
-    about 12 n bytes, and 16 n more while the arcs (two a line when they are
-    mirrored) are merged, not the whole file's text.
+    each line's edge kept in 8 bytes (12 once there are more than 65,536
+    labels).  Reading a file of n lines with e distinct edges takes about
+    8 n bytes and 8 n more while its edges are merged (an edge given both ways
+    once), then 24 e while they are mirrored: not the whole file's text.
 
     Examples
     --------
@@ -153,14 +154,22 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             "and no weights); mcl keeps it as part of the label, and so does netmcl.",
             name,
         )
-    src, dst, values = scan.src.array(), scan.dst.array(), scan.values.array()
-    if scan.tiny:  # mcl keeps these edges, with weight 0: from_edges drops only weights that are 0
-        values = values.astype(np.float64)
-        values[list(scan.tiny)] = list(scan.tiny.values())
+    arcs = [scan.dst.array(), scan.src.array(), scan.values.array()]  # held by this list alone, freed once merged
+    if scan.tiny:  # mcl keeps these edges, with weight 0: only weights that are 0 add no arc
+        arcs[2] = arcs[2].astype(np.float64)
+        arcs[2][list(scan.tiny)] = list(scan.tiny.values())
+    lines = arcs[0].size
     del scan
-    graph = SparseGraph.from_edges(src, dst, values, labels=labels, n=len(labels), symmetrize=symmetrize)
-    log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, src.size, graph.n, graph.nnz)
+    graph = SparseGraph._from_arcs(arcs, len(labels), symmetrize, labels)
+    log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, lines, graph.n, graph.nnz)
     return graph
+
+
+def _widened(ids):
+    """The node ids appended to `ids` (uint16), in a new Appender of int32."""
+    wide = Appender(np.int32, 2 * ids.size, 2 * ids.capacity)
+    wide.append(ids.array())
+    return wide
 
 
 class _Scan:
@@ -179,8 +188,9 @@ class _Scan:
         self.skip_header = bool(skip_header)
         self.tiny = {}  # record: weight, for weights that round to a float32 zero
         self.head = None  # the file's first bytes, for the hints of an error message
-        # the edges: their number is known only at the end (the arrays grow without copies)
-        self.src, self.dst = Appender(np.int32, 1 << 16, 1 << 20), Appender(np.int32, 1 << 16, 1 << 20)
+        # the edges: their number is known only at the end (the arrays grow without copies); the
+        # node ids in 2 bytes while every label numbered so far fits (most networks), else in 4
+        self.src, self.dst = Appender(np.uint16, 1 << 16, 1 << 20), Appender(np.uint16, 1 << 16, 1 << 20)
         self.values = Appender(np.float32, 1 << 16, 1 << 20)
 
     def __call__(self, data, size):
@@ -200,6 +210,8 @@ class _Scan:
             self._fail(err, data[err_lo:err_hi].decode("utf-8", "replace"))
         for rec, lo, hi in slow[values[slow[:, 0]] == 0].tolist():  # (the fast path never rounds to 0)
             self.tiny[self.src.size + rec] = float(data[lo:hi])
+        if self.src.dtype == np.uint16 and self.state[_codes.S_LABELS] > U16_NODES:
+            self.src, self.dst = _widened(self.src), _widened(self.dst)
         for out, part in ((self.src, src), (self.dst, dst), (self.values, values)):
             out.append(part[:nrec])
 
