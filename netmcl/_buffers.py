@@ -111,7 +111,7 @@ class Appender:
                 moved = _mapping(size)
                 if moved is None:
                     raise
-                kept = min(size, len(self._map))
+                kept = min(size, self.size * self.dtype.itemsize)  # the items held: the rest was never written
                 with memoryview(moved) as to, memoryview(self._map) as source:
                     to[:kept] = source[:kept]
                 self._map.close()
