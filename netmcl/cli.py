@@ -11,7 +11,6 @@ error (``netmcl: error: ...``); an output file is never left half-written.
 """
 
 import argparse
-import difflib
 import importlib
 import logging
 import os
@@ -475,6 +474,8 @@ def main(argv=None):
             if not flags:
                 raise _UsageError(f"unexpected argument {unknown[0]!r}")
             known = [s for action in parser._actions for s in action.option_strings]
+            import difflib  # here only: 0.3 MB that a run does not need
+
             close = difflib.get_close_matches(flags[0].split("=")[0], known, n=1)
             raise _UsageError(f"unknown option {flags[0]}" + (f" (did you mean {close[0]}?)" if close else ""))
         logger, handler, previous = _log_handler(args)

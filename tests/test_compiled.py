@@ -23,12 +23,16 @@ COLLINS_I2 = HERE / "golden" / "clm" / "collins.I2.txt.gz"
 RANDOM40 = HERE / "data" / "io" / "random40.mci"
 RANDOM40_I20 = HERE / "data" / "io" / "random40.mci.I20"
 
-# runs the command line, then says which heavy modules the process loaded
+# runs the command line, then says which heavy modules the process loaded, and which of those
+# that only building the kernels, a compressed input or a mistyped option needs it imported
 PROBE = (
     "import sys\n"
+    "before = set(sys.modules)\n"
     "from netmcl.cli import main\n"
     "status = main(sys.argv[1:])\n"
     "print('loaded:', *sorted(m for m in ('hashlib', 'numba', 'llvmlite', 'numpy.ma', 'scipy.sparse', 'tqdm') if m in sys.modules))\n"
+    "print('imported for no use:', *sorted(m for m in ('subprocess', 'tempfile', 'shutil', 'difflib', 'bz2', 'lzma')\n"
+    "                                      if m in sys.modules and m not in before))\n"
     "sys.exit(status)\n"
 )
 
@@ -60,6 +64,7 @@ def test_compiled_kernels_are_loaded_without_numba_scipy_tqdm_or_openssl(tmp_pat
         pytest.skip("the kernels could not be compiled on this machine (see the RuntimeWarning)")
     for log in cluster(tmp_path):
         assert "loaded:\n" in log, log
+        assert "imported for no use:\n" in log, log
 
 
 def test_jit_kernels_give_the_same_clusters(tmp_path):

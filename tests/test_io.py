@@ -350,6 +350,15 @@ def test_corrupt_gzip_is_an_input_file_error(tmp_path):
         read_abc(path)
 
 
+@pytest.mark.parametrize("compress", [bz2.compress, lzma.compress], ids=["bz2", "xz"])
+def test_corrupt_bzip2_and_xz_are_input_file_errors(tmp_path, compress):
+    path = tmp_path / "cut.abc"
+    data = compress(b"a b 1\n" * 1000)
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputFileError, match="corrupt or truncated"):
+        read_abc(path)
+
+
 def test_stdin_and_file_objects(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b 1\n")))
     assert read_abc("-").labels == ["a", "b"]
@@ -672,6 +681,16 @@ def test_atomic_write_leaves_nothing_on_error(tmp_path):
     with pytest.raises(Boom):
         write_clusters(target, exploding_clusters())
     assert list(tmp_path.iterdir()) == [target] and target.read_text() == "old\n"
+
+
+def test_atomic_write_steps_around_a_temporary_file_left_by_a_killed_run(tmp_path):
+    stale = tmp_path / f".clusters.txt.{os.getpid()}-0.tmp"  # the name this process tries first
+    stale.write_text("half")
+    with atomic_write(tmp_path / "clusters.txt") as fh:
+        fh.write("a\tb\n")
+    assert (tmp_path / "clusters.txt").read_text() == "a\tb\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [stale.name, "clusters.txt"]
+    assert stale.read_text() == "half"
 
 
 def test_atomic_write_respects_umask(tmp_path):

@@ -1,12 +1,15 @@
-"""Opening inputs (compressed or not, ``-`` for stdin) and writing outputs atomically."""
+"""Opening inputs (compressed or not, ``-`` for stdin) and writing outputs atomically.
 
-import bz2
+The decompressors' modules are imported only for a compressed file, and no
+temporary-file module at all: together they would add about 1.5 MB to every
+process (a clustering run's peak memory included) and 5 ms to its start.
+"""
+
 import contextlib
-import gzip
-import lzma
+import importlib
+import itertools
 import os
 import sys
-import tempfile
 import zlib
 
 from ..exceptions import InputFileError
@@ -17,7 +20,10 @@ _GZIP = b"\x1f\x8b"
 _BZIP2 = b"BZh"
 _XZ = b"\xfd7zXZ\x00"
 _ZSTD = b"\x28\xb5\x2f\xfd"
-_DECOMPRESSORS = ((_GZIP, lambda raw: gzip.GzipFile(fileobj=raw)), (_BZIP2, bz2.BZ2File), (_XZ, lzma.LZMAFile))
+#: magic bytes, and the module whose ``open`` decompresses what starts with them
+_DECOMPRESSORS = ((_GZIP, "gzip"), (_BZIP2, "bz2"), (_XZ, "lzma"))
+#: what a decompressor raises on corrupt data besides EOFError and zlib.error: (module, class)
+_CORRUPT = (("gzip", "BadGzipFile"), ("lzma", "LZMAError"))
 #: bytes a reader takes from a file at a time
 BLOCK_BYTES = 1 << 20
 
@@ -86,9 +92,9 @@ def read_input_blocks(source, size=None):
             raise InputFileError(
                 name, "This file is zstd-compressed; decompress it first (zstd -d), or recompress it with gzip."
             )
-        for magic, opener in _DECOMPRESSORS:
+        for magic, module in _DECOMPRESSORS:
             if first.startswith(magic):
-                stream = stack.enter_context(opener(_Replay(first, stream)))
+                stream = stack.enter_context(importlib.import_module(module).open(_Replay(first, stream)))
                 first = stream.read(size)
                 break
         while first:
@@ -126,7 +132,7 @@ def _errors_named(name):
         raise InputFileError(name, "No such file; check the path and the current directory.") from None
     except IsADirectoryError:
         raise InputFileError(name, "This is a directory, not a file.") from None
-    except (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile) as exc:
+    except (EOFError, zlib.error, *_corrupt_data_errors()) as exc:
         raise InputFileError(name, f"The compressed data is corrupt or truncated ({exc}).") from None
     except OSError as exc:
         if str(exc).startswith("Invalid data stream"):  # bz2
@@ -134,10 +140,27 @@ def _errors_named(name):
         raise InputFileError(name, f"Cannot read this file: {exc.strerror or exc}.") from None
 
 
+def _corrupt_data_errors():
+    """The corrupt-data exceptions of the decompressors imported so far (no other one can be raised)."""
+    return tuple(getattr(sys.modules[module], name) for module, name in _CORRUPT if module in sys.modules)
+
+
 def _umask():
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def _new_file_beside(path):
+    """A file created (owner-only, as ``tempfile.mkstemp`` creates it) in the directory of
+    `path` under a name no other file has: its descriptor and path."""
+    directory, base = os.path.split(os.path.abspath(path))
+    for attempt in itertools.count():
+        tmp = os.path.join(directory, f".{base}.{os.getpid()}-{attempt}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600), tmp
+        except FileExistsError:  # another process's, or one left by a killed run
+            continue
 
 
 @contextlib.contextmanager
@@ -183,8 +206,7 @@ def atomic_write(target, mode="w"):
         yield stream
         stream.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    fd, tmp = _new_file_beside(path)
     try:
         if binary:
             fh = os.fdopen(fd, "wb")
