@@ -7,7 +7,11 @@ written by :func:`read_abc`, :func:`write_clusters` and friends.
 
 import importlib
 
-from .clustering import Clustering
+from ._blas import one_thread_in_own_programs
+
+one_thread_in_own_programs()  # before numpy is loaded, by the imports below
+
+from .clustering import Clustering  # noqa: E402
 from .exceptions import (
     BackendUnavailableError,
     ConvergenceWarning,

@@ -9,6 +9,7 @@ everywhere).  Native outputs are compared without mcl's ``# cline`` line.
 import gzip
 import importlib.util
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -291,6 +292,42 @@ def test_python_dash_m():
     )
     assert proc.returncode == 0
     assert proc.stdout == (IO / "edge.abc.I20").read_text()
+
+
+@pytest.mark.parametrize(
+    "argv, ours",
+    [
+        (["/venv/bin/python", "/venv/bin/netmcl", "net.abc", "--abc"], True),
+        (["python3", "-m", "netmcl", "net.abc"], True),
+        (["python3", "-X", "importtime", "-I", "-m", "netmcl.demo"], True),
+        (["C:\\py\\python.exe", "C:\\venv\\Scripts\\netmcl-script.py"], True),
+        (["python3", "-m", "pytest", "-q"], False),
+        (["python3", "-c", "import netmcl"], False),
+        (["python3", "-W", "ignore", "my_analysis.py"], False),
+        (["python3"], False),
+    ],
+)
+def test_only_netmcls_own_programs_are_recognised(argv, ours):
+    from netmcl._blas import started_as_netmcl
+
+    assert started_as_netmcl(argv) is ours
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_netmcls_programs_load_numpy_with_one_blas_thread_and_libraries_keep_theirs():
+    # OpenBLAS starts its threads when numpy loads it; netmcl's programs never call BLAS
+    probe = (
+        "import sys; {fake}\n"
+        "import os, netmcl, numpy\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
+    )
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="4")
+    own = subprocess.run([sys.executable, "-c", probe.format(fake="sys.orig_argv[1:] = ['-m', 'netmcl']")],
+                         env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert own == ["1", "1"]  # the variable set, and no thread but the main one
+    library = subprocess.run([sys.executable, "-c", probe.format(fake="")], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert library[0] == "4"
 
 
 # ---------------------------------------------------------------- errors
