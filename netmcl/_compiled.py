@@ -26,7 +26,7 @@ process has loaded for :data:`KEEP_UNUSED_DAYS` is removed the next time one
 is built, so upgrades do not pile up old builds, while a cache shared by the
 machines of a cluster keeps the build of every machine still in use.  The
 modules only a build needs (``subprocess``, ``tempfile``, ``shutil``) are
-imported by it: loading a built module does without their 1.5 MB.
+imported by it, not by a process that loads a built module.
 """
 
 import functools

@@ -1,8 +1,8 @@
 """Opening inputs (compressed or not, ``-`` for stdin) and writing outputs atomically.
 
 The decompressors' modules are imported only for a compressed file, and no
-temporary-file module at all: together they would add about 1.5 MB to every
-process (a clustering run's peak memory included) and 5 ms to its start.
+temporary-file module at all: with the modules only a kernel build needs
+(``_compiled``), they took 1.3 MB of every clustering run's memory.
 """
 
 import contextlib
