@@ -127,7 +127,7 @@ class _Track:
         while self.iteration < stop_at:
             it = self.iteration + 1
             if self.fixed:
-                self.stats.append(dataclasses.replace(self.stats[-1], seconds=0.0))
+                self.stats.append(dataclasses.replace(self.stats[-1], seconds=0.0, extra={}))
                 continue
             # only a converged group, continued to the whole run's end, is
             # checked for a fixed point (which holds its last two iterands)
@@ -211,7 +211,8 @@ def run_components(tracks, params, *, inflation_at, chaos_limit):
         The iterand after the whole run's last iteration.
     stats : list of IterationStats
         Of the iterations after `tracks.done`, combined over groups: chaos is
-        the maximum, counts are summed.
+        the maximum, counts and seconds are summed; ``extra`` holds the
+        number of groups and the most phases a group's iteration took.
 
     Examples
     --------
@@ -256,7 +257,8 @@ def run_components(tracks, params, *, inflation_at, chaos_limit):
 
 
 def _combine(parts):
-    total = dataclasses.replace(parts[0], extra={"groups": len(parts)})
+    phases = max(p.extra.get("phases", 1) for p in parts)  # the most any group's budget needed
+    total = dataclasses.replace(parts[0], extra={"groups": len(parts), "phases": phases})
     for f in dataclasses.fields(total):
         values = [getattr(p, f.name) for p in parts]
         if f.name == "chaos":

@@ -200,6 +200,19 @@ def _iterations(engine, params, first=1):
             return
 
 
+def _log_iteration(it, stats):
+    """Log iteration `it` (the command line's ``-v``): how many phases a memory
+    budget cut it into, and for a graph whose groups of components iterate
+    separately, their figures combined (time summed over the groups)."""
+    phases = stats.extra.get("phases", 1)
+    groups = stats.extra.get("groups", 1)
+    log.debug(
+        "iteration %d: chaos %.4f, kept %d entries%s, %.3fs%s",
+        it, stats.chaos, stats.kept, f" in {phases} phases" if phases > 1 else "", stats.seconds,
+        f" in {groups} component groups" if groups > 1 else "",
+    )
+
+
 def _run(graph, params, engine):
     engine.load(_start(graph, params))
     for it, inflation, stats in _iterations(engine, params):
@@ -405,6 +418,8 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         del current  # the groups' engines hold their parts
         limit, more = run_components(tracks, params, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
         del tracks
+        for it, st in enumerate(more, done + 1):
+            _log_iteration(it, st)
         stats += more
     else:
         engine.load(current, n_rule=graph.n)
@@ -412,7 +427,7 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
             for it, _, st in _iterations(engine, params, done + 1):
                 stats.append(st)
-                log.debug("iteration %d: chaos %.4f, kept %d entries, %.3fs", it, st.chaos, st.kept, st.seconds)
+                _log_iteration(it, st)
                 bar.set_postfix(chaos=f"{st.chaos:.3g}")
                 bar.update()
         limit = engine.result()

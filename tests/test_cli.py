@@ -10,6 +10,8 @@ import gzip
 import importlib.util
 import io
 import os
+import random
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from netmcl.cli import SUBCOMMANDS, main, output_name
 DATA = Path(__file__).parent / "data"
 IO = DATA / "io"
 COLLINS = DATA / "networks" / "clusterone_collins2007.txt.gz"
+GENERATOR = Path(__file__).resolve().parents[1] / "benchmarks" / "generate_graphs.py"
 
 needs_mcl = pytest.mark.skipif(
     shutil.which("mcl") is None,
@@ -151,6 +154,42 @@ def test_native_runs_match_mcl_live(tmp_path, capsys, graph, flags):
     assert (tmp_path / "mine").read_text() == without_cline((tmp_path / "ref").read_text())
 
 
+def generated_components(path, seed):
+    """Two or three community graphs of 2,500-4,000 nodes (benchmarks/generate_graphs.py),
+    each with labels of its own, lines shuffled together: one group of components each."""
+    r = random.Random(seed)
+    lines = []
+    for part in range(r.choice([2, 3])):
+        nodes = r.randint(2500, 4000)
+        sub = path.with_name(f"part{part}.abc")
+        generate = [GENERATOR, "-o", sub, "--nodes", nodes, "--edges", nodes * r.choice([2, 4, 6]),
+                    "--seed", r.randrange(10**6), "--mixing", r.choice([0.1, 0.3, 0.5])]
+        subprocess.run([sys.executable, *map(str, generate)], check=True, capture_output=True)
+        lines += [f"c{part}_" + line.replace("\t", f"\tc{part}_", 1) for line in sub.read_text().splitlines()]
+    r.shuffle(lines)
+    path.write_text("\n".join(lines) + "\n")
+    flags = ["-I", r.choice(["1.6", "2", "3", "5"])]
+    for flag, values in [("-scheme", "1234567"), ("-S", [50, 500]), ("-R", [100, 900]), ("-pct", [50, 95])]:
+        if r.random() < 0.4:
+            flags += [flag, str(r.choice(values))]
+    return flags
+
+
+@needs_mcl
+# the flags these seeds draw: -I 1.6 -pct 95; -I 5 -scheme 2 -S 50; -I 2 -S 500; -I 3 -scheme 3 -S 50 -R 900 -pct 50
+@pytest.mark.parametrize("seed", [4, 5, 6, 11])
+def test_generated_components_under_a_tight_budget_match_mcl_live(tmp_path, capsys, seed):
+    """Mid-size graphs of several components (each iterated apart, heavy
+    columns taken in runs) under the tightest budget, at 2 threads, with drawn
+    flags: mcl's cluster file, byte for byte."""
+    graph = tmp_path / "graph.abc"
+    flags = generated_components(graph, seed)
+    run_mcl([graph, "--abc", *flags, "-o", tmp_path / "ref"], tmp_path)
+    err, phases = tightest_run([graph, "--abc", *flags, "-te", "2", "-o", tmp_path / "mine"], capsys)
+    assert " component groups" in err and phases >= 2, err
+    assert (tmp_path / "mine").read_bytes() == (tmp_path / "ref").read_bytes(), " ".join(flags)
+
+
 @needs_mcl
 def test_output_names_match_mcl_az(capsys):
     values = [
@@ -277,11 +316,36 @@ def test_help_explains_every_flag(capsys):
     assert status == 0 and out.startswith("netmcl ")
 
 
+def tightest_run(argv, capsys):
+    """Run `argv` under the smallest --max-memory of 1, 2, 4, ... MiB that it
+    accepts, logging its iterations; return that budget's log and the most
+    phases an iteration took."""
+    for mib in (1 << k for k in range(12)):
+        status, _, err = run([*argv, "--max-memory", f"{mib}M", "-v", "all"], capsys)
+        if status == 0:
+            return err, max(int(p) for p in re.findall(r" in (\d+) phases", err) or [1])
+        assert "needs more than max_memory" in err, err
+    raise AssertionError("no budget up to 2 GiB was accepted")
+
+
 def test_max_memory_does_not_change_the_clusters(tmp_path, capsys):
-    status, _, _ = run(
-        [IO / "edge.abc", "--abc", "--max-memory", "1G", "-te", "2", "-o", tmp_path / "o"], capsys
-    )
-    assert status == 0 and (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
+    """Under the tightest budget the Collins network's iterations take many
+    phases, said in the log, and the cluster file is the unbudgeted one."""
+    status, _, _ = run([COLLINS, "--abc", "-te", "2", "-o", tmp_path / "free"], capsys)
+    assert status == 0
+    _, phases = tightest_run([COLLINS, "--abc", "-te", "2", "-o", tmp_path / "tight"], capsys)
+    assert phases >= 4
+    assert (tmp_path / "tight").read_bytes() == (tmp_path / "free").read_bytes()
+
+
+def test_verbose_logs_the_iterations_of_separate_component_groups(tmp_path, capsys):
+    """Two rings of 2,100 nodes are iterated as two groups; every iteration is still logged, combined."""
+    (tmp_path / "rings.abc").write_text("".join(f"{p}{i}\t{p}{(i + 1) % 2100}\n" for p in "ab" for i in range(2100)))
+    status, _, err = run([tmp_path / "rings.abc", "--abc", "-o", tmp_path / "o", "-v", "all"], capsys)
+    assert status == 0
+    last = int(re.search(r"\[netmcl\] 2 component groups, (\d+) iterations", err).group(1))
+    lines = re.findall(r"\[netmcl\] iteration (\d+): chaos .* in 2 component groups\n", err)
+    assert [int(i) for i in lines] == list(range(1, last + 1))
 
 
 def test_python_dash_m():

@@ -39,6 +39,9 @@ class IterationStats:
         Smallest kept mass of a column before rescaling.
     seconds : float
         Wall time of the iteration.
+    extra : dict
+        The engine's own figures; the CPU engine's ``phases`` is how many
+        parts a memory budget cut the iteration into (1 without one).
     """
 
     chaos: float
