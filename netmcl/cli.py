@@ -317,8 +317,6 @@ _PARAM_NAMES = (
 def _params_and_engine(args):
     """mcl's parameters and the engine, checked before a large file is read."""
     params = MclParams.build(**{name: getattr(args, name) for name in _PARAM_NAMES})
-    if args.threads is not None and args.threads < 1:
-        raise ParameterError(f"-te (threads) must be a positive integer. Got {args.threads} instead.")
     from .engines import get_engine
 
     return params, get_engine("cpu", threads=args.threads, max_memory=args.max_memory)

@@ -97,6 +97,10 @@ def test_bad_weights_name_the_edge(weight, match):
         ({"sort": "random"}, "-sort"),
         ({"pruning_threshold": 2}, "-p"),
         ({"max_iterations": 0}, "-L"),
+        ({"threads": 0}, "-te"),
+        ({"threads": 1.5}, "-te"),
+        ({"threads": "2"}, "-te"),
+        ({"threads": True}, "-te"),
     ],
 )
 def test_parameter_errors_name_parameter_flag_and_value(kwargs, flag):

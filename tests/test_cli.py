@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from netmcl.cli import SUBCOMMANDS, main, output_name
+from netmcl.engines.cpu import parse_memory
 
 DATA = Path(__file__).parent / "data"
 IO = DATA / "io"
@@ -324,7 +325,8 @@ def tightest_run(argv, capsys):
         status, _, err = run([*argv, "--max-memory", f"{mib}M", "-v", "all"], capsys)
         if status == 0:
             return err, max(int(p) for p in re.findall(r" in (\d+) phases", err) or [1])
-        assert "needs more than max_memory" in err, err
+        needed = re.search(r"needs at least .* more than .*max_memory.* Raise max_memory \(to (\S+ \S+) at least", err)
+        assert needed and parse_memory(needed[1]) > mib << 20, err  # the budget named is more than was given
     raise AssertionError("no budget up to 2 GiB was accepted")
 
 
@@ -442,6 +444,10 @@ ERROR_CASES = {
     "no input": (lambda d: ["--abc"], ["no input FILE"]),
     "threads": (lambda d: [IO / "edge.abc", "--abc", "-te", "0"], ["-te", "0"]),
     "memory budget": (lambda d: [IO / "edge.abc", "--abc", "--max-memory", "lots"], ["max_memory", "'lots'"]),
+    "budget too small": (
+        lambda d: [COLLINS, "--abc", "-te", "1", "--max-memory", "1K"],
+        ["max_memory = 1.0 KiB", "needs at least", "of 1 thread take", "Raise max_memory (to "],
+    ),
 }
 
 

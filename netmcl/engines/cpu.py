@@ -24,6 +24,7 @@ community graphs this takes 3-8 % off the run.
 """
 
 import ctypes
+import math
 import os
 import threading
 import time
@@ -133,6 +134,22 @@ def parse_memory(value):
     return amount
 
 
+def _size(nbytes):
+    """`nbytes` in the largest binary unit that leaves at least 1, rounded up
+    to a tenth (a size named as enough must be enough), as
+    :func:`parse_memory` reads it back.
+
+    Examples
+    --------
+    >>> _size(1), _size(1024), _size(1_100_000), _size(17179869184)
+    ('1 B', '1.0 KiB', '1.1 MiB', '16.0 GiB')
+    """
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{math.ceil(nbytes * 10 / scale) / 10:.1f} {unit}"
+    return f"{nbytes} B"
+
+
 class CpuEngine(Engine):
     """Run MCL iterations on the CPU.
 
@@ -182,10 +199,16 @@ class CpuEngine(Engine):
 
     def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
                  wide_runs=C.WIDE_RUNS, narrow_runs=C.NARROW_RUNS):
-        if threads is None or threads <= 0:
+        if threads is None:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        elif not isinstance(threads, (int, np.integer)) or isinstance(threads, bool) or threads < 1:
+            raise ParameterError(
+                f"The 'threads' parameter of mcl (-te) must be a positive integer (left out: one thread per "
+                f"core available). Got {threads!r} instead."
+            )
         self.threads = int(threads)
         self.max_memory = parse_memory(max_memory)
+        self._part_of = None  # (groups, whole budget) when spawned with a share of a budget (see spawn)
         if self.max_memory is not None:
             map_large_blocks()
         self.lane_sharing = float(lane_sharing)
@@ -247,8 +270,11 @@ class CpuEngine(Engine):
 
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
-        return CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
-                         narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs)
+        engine = CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
+                           narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs)
+        if budget is not None and share > 1:
+            engine._part_of = (share, self.max_memory)
+        return engine
 
     @property
     def _entry_bytes(self):
@@ -349,11 +375,20 @@ class CpuEngine(Engine):
             return self.n
         room = (self.max_memory - held) // (2 * self._entry_bytes)
         if room < int(estimate[start]):
+            column = 2 * self._entry_bytes * int(estimate[start])
+            budget = f"max_memory = {_size(self.max_memory)}"
+            whole = held + column
+            if self._part_of is not None:  # a component group's part of the run's budget
+                groups, total = self._part_of
+                budget = (f"this component group's part of max_memory = {_size(total)} "
+                          f"(split between the {groups} groups iterated at once), {_size(self.max_memory)}")
+                whole *= groups
             raise ParameterError(
-                f"This iteration needs more than max_memory = {self.max_memory / 2**20:.1f} MiB: "
-                f"the iterands and the scratch of {self.threads} threads take {held / 2**20:.1f} MiB "
-                f"and the next column up to {2 * self._entry_bytes * int(estimate[start]) / 2**20:.2f} MiB "
-                "more. Raise max_memory, use fewer threads, or prune harder (lower -P/-S/-R)."
+                f"This iteration needs at least {_size(held + column)} of working memory, more than {budget}: "
+                f"the iterands and the scratch of {self.threads} thread{'s' if self.threads > 1 else ''} take "
+                f"{_size(held)} and the next column up to {_size(column)} more. Raise max_memory (to "
+                f"{_size(whole)} at least; the rest of the run may need more), use fewer "
+                "threads, or prune harder (lower -P/-S/-R)."
             )
         base = cum[start - 1] if start else 0
         return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
