@@ -228,7 +228,8 @@ def _parser():
         metavar="n",
         dest="threads",
         type=int,
-        help="threads for the expansion; the clusters do not depend on it",
+        help="threads for the expansion (default: the cores available, fewer under a container's CPU quota); "
+        "the clusters do not depend on it",
     )
     g.add_argument(
         "--max-memory",

@@ -317,8 +317,8 @@ def mcl(
     engine : {"cpu"} or Engine, default "cpu"
         Where the arithmetic runs.
     threads : int, optional
-        mcl ``-te``; default: one per core available.  The result never
-        depends on it.
+        mcl ``-te``; default: one per core available (fewer under a
+        container's CPU quota).  The result never depends on it.
     max_memory : int or str, optional
         Memory budget of the engine, e.g. ``"16G"``: columns are computed in
         phases so that iterands, scratch and phase buffers fit; the result

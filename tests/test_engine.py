@@ -14,7 +14,7 @@ import netmcl
 from netmcl._csc import CscMatrix
 from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
-from netmcl.engines.cpu import SERIAL_WORK, parse_memory
+from netmcl.engines.cpu import SERIAL_WORK, available_cores, parse_memory
 from netmcl.graph import SparseGraph
 from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
 from netmcl.params import MclParams
@@ -132,6 +132,45 @@ def test_budget_too_small_is_a_clear_error(gavin):
 def test_parse_memory_rejects_nonsense(bad):
     with pytest.raises(netmcl.ParameterError, match="max_memory"):
         parse_memory(bad)
+
+
+def _cgroups(root, own, files):
+    """A fake cgroup mount under `root`: `files` maps paths below it to their text."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "self").write_text(own)
+    return str(root / "fs"), str(root / "self")
+
+
+@pytest.mark.parametrize(
+    ("own", "files", "cores"),
+    [
+        # cgroup v2: a quota on the process's group or any group above it; the smallest counts
+        ("0::/a/b\n", {"fs/a/b/cpu.max": "150000 100000\n", "fs/a/cpu.max": "max 100000\n"}, 2),
+        ("0::/a/b\n", {"fs/a/b/cpu.max": "max 100000\n", "fs/a/cpu.max": "50000 100000\n"}, 1),
+        ("0::/a/b\n", {"fs/a/b/cpu.max": "max 100000\n", "fs/cpu.max": "max 100000\n"}, None),
+        # a container: its path on the host is not mounted, its own group is the mount's root
+        ("0::/docker/1234\n", {"fs/cpu.max": "100000 100000\n"}, 1),
+        # cgroup v1, the cpu controller mounted with cpuacct
+        ("4:memory:/x\n3:cpu,cpuacct:/x\n", {"fs/cpu,cpuacct/x/cpu.cfs_quota_us": "100000\n",
+                                                 "fs/cpu,cpuacct/x/cpu.cfs_period_us": "100000\n"}, 1),
+        ("3:cpu,cpuacct:/x\n", {"fs/cpu,cpuacct/x/cpu.cfs_quota_us": "-1\n",
+                                   "fs/cpu,cpuacct/x/cpu.cfs_period_us": "100000\n"}, None),
+        ("", {}, None),  # no cgroups at all
+    ],
+)
+def test_default_threads_respect_a_cpu_quota(tmp_path, monkeypatch, own, files, cores):
+    """A quota of 1.5 cores gives 2 threads, of half a core 1; no quota (or none readable): every core allowed."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    assert available_cores(*_cgroups(tmp_path, own, files)) == (8 if cores is None else cores)
+
+
+def test_the_default_thread_count_is_the_cores_available(monkeypatch):
+    import netmcl.engines.cpu as cpu
+
+    monkeypatch.setattr(cpu, "available_cores", lambda: 3)
+    assert get_engine("cpu").threads == 3 and get_engine("cpu", threads=5).threads == 5
 
 
 def test_components_give_the_whole_runs_iterands_and_iteration_count(gavin):

@@ -30,6 +30,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -106,6 +107,50 @@ def map_large_blocks():
         return False
 
 
+def available_cores(cgroup_root="/sys/fs/cgroup", own_cgroups="/proc/self/cgroup"):
+    """The cores this process may keep busy: those its CPU affinity allows,
+    or fewer under a CPU quota (a container's ``--cpus``, a Kubernetes
+    limit), rounded up.
+
+    A process with more threads than its quota is stopped each time the
+    threads together use up the quota of a period; the engine's threads then
+    wait on each other.  The quota is read from cgroup v2's ``cpu.max`` or
+    v1's ``cpu.cfs_quota_us``, of this process's group and the groups above
+    it; the smallest counts.
+
+    Examples
+    --------
+    >>> 1 <= available_cores() <= os.cpu_count()
+    True
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    root = Path(cgroup_root)
+    try:
+        lines = Path(own_cgroups).read_text().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        hierarchy, controllers, path = line.split(":", 2)
+        if hierarchy == "0":
+            mount, files = root, ("cpu.max",)
+        elif "cpu" in controllers.split(","):
+            mount, files = root / controllers, ("cpu.cfs_quota_us", "cpu.cfs_period_us")
+        else:
+            continue
+        group = mount / path.lstrip("/")
+        # a container sees its own group at the mount's root, whatever its path on the host says
+        for directory in (group, *group.parents) if group.is_dir() else (mount,):
+            try:
+                quota, period = " ".join(Path(directory, f).read_text() for f in files).split()[:2]
+                if quota not in ("max", "-1"):
+                    cores = min(cores, max(1, -(-int(quota) // int(period))))
+            except (OSError, ValueError):
+                pass
+            if directory == mount:
+                break
+    return cores
+
+
 def parse_memory(value):
     """Bytes from an int or a string such as ``"16G"``, ``"500M"``, ``"2.5GB"``.
 
@@ -156,7 +201,7 @@ class CpuEngine(Engine):
     Parameters
     ----------
     threads : int, optional
-        Number of threads (mcl's ``-te``); default: the cores available.
+        Number of threads (mcl's ``-te``); default: :func:`available_cores`.
         An iteration of less estimated work than ``SERIAL_WORK`` (about 17
         million products, a column counting ``COLUMN_WORK`` more) runs on one
         thread, which is faster there.
@@ -200,7 +245,7 @@ class CpuEngine(Engine):
     def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
                  wide_runs=C.WIDE_RUNS, narrow_runs=C.NARROW_RUNS):
         if threads is None:
-            threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+            threads = available_cores()
         elif not isinstance(threads, (int, np.integer)) or isinstance(threads, bool) or threads < 1:
             raise ParameterError(
                 f"The 'threads' parameter of mcl (-te) must be a positive integer (left out: one thread per "
