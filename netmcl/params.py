@@ -1,6 +1,7 @@
 """MCL parameters: names users know, each mapped to its mcl flag, validated once."""
 
 import math
+import numbers
 
 import numpy as np
 from dataclasses import asdict, dataclass
@@ -37,6 +38,7 @@ FLAGS = {
     "overlap": "-overlap",
     "sort": "-sort",
     "max_iterations": "-L",
+    "threads": "-te",
 }
 
 
@@ -48,11 +50,26 @@ def _fail(name, requirement, value):
 
 
 def _number(name, value, *, integer=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not float(value).is_integer()):
+    # numbers.Real: numpy's scalars too (np.int64 from an array, np.float32)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or (integer and not float(value).is_integer()):
         _fail(name, "an integer" if integer else "a number", value)
     if not math.isfinite(value):
         _fail(name, "finite", value)
     return int(value) if integer else float(value)
+
+
+def positive_integer(name, value):
+    """`value` as an int, or a :class:`ParameterError` naming parameter `name` and its mcl flag.
+
+    Examples
+    --------
+    >>> positive_integer("threads", 2.0)
+    2
+    """
+    value = _number(name, value, integer=True)
+    if value < 1:
+        _fail(name, "a positive integer", value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -179,9 +196,7 @@ class MclParams:
             _fail("overlap", f"one of {OVERLAP_MODES}", overlap)
         if sort not in SORT_MODES:
             _fail("sort", f"one of {SORT_MODES}", sort)
-        max_iterations = _number("max_iterations", max_iterations, integer=True)
-        if max_iterations < 1:
-            _fail("max_iterations", "a positive integer", max_iterations)
+        max_iterations = positive_integer("max_iterations", max_iterations)
         return cls(
             inflation=inflation,
             pruning_number=P,

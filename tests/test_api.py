@@ -111,6 +111,14 @@ def test_parameter_errors_name_parameter_flag_and_value(kwargs, flag):
     assert f"'{name}'" in text and f"({flag})" in text and repr(value) in text
 
 
+def test_numpy_scalars_are_numbers():
+    """Values taken from numpy arrays (a sweep over np.arange, say) are parameters like any other."""
+    G = nx.karate_club_graph()
+    plain = netmcl.mcl(G, inflation=1.75, select=500, threads=2, attribute=None).clusters
+    scalars = netmcl.mcl(G, inflation=np.float32(1.75), select=np.int64(500), threads=np.int32(2), attribute=None)
+    assert scalars.clusters == plain
+
+
 def test_unknown_engine_and_unsupported_input():
     with pytest.raises(netmcl.ParameterError, match="'engine'"):
         netmcl.mcl(nx.path_graph(3), engine="quantum")

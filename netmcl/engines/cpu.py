@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import ParameterError
+from ..params import positive_integer
 from . import Engine, IterationStats
 from .._buffers import Appender, physical_memory
 from .._compiled import kernels
@@ -151,6 +152,10 @@ def available_cores(cgroup_root="/sys/fs/cgroup", own_cgroups="/proc/self/cgroup
     return cores
 
 
+#: the units of a memory size: KiB, MiB, GiB, TiB
+_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
 def parse_memory(value):
     """Bytes from an int or a string such as ``"16G"``, ``"500M"``, ``"2.5GB"``.
 
@@ -165,7 +170,7 @@ def parse_memory(value):
         amount = int(value)
     else:
         text = str(value).strip().upper().removesuffix("B").removesuffix("I")
-        scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(text[-1:], 1)
+        scale = _UNITS.get(text[-1:], 1)
         number = text[:-1] if text[-1:] in "KMGT" else text
         try:
             amount = int(float(number) * scale)
@@ -189,9 +194,9 @@ def _size(nbytes):
     >>> _size(1), _size(1024), _size(1_100_000), _size(17179869184)
     ('1 B', '1.0 KiB', '1.1 MiB', '16.0 GiB')
     """
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for unit, scale in reversed(_UNITS.items()):
         if nbytes >= scale:
-            return f"{math.ceil(nbytes * 10 / scale) / 10:.1f} {unit}"
+            return f"{math.ceil(nbytes * 10 / scale) / 10:.1f} {unit}iB"
     return f"{nbytes} B"
 
 
@@ -244,14 +249,7 @@ class CpuEngine(Engine):
 
     def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
                  wide_runs=C.WIDE_RUNS, narrow_runs=C.NARROW_RUNS):
-        if threads is None:
-            threads = available_cores()
-        elif not isinstance(threads, (int, np.integer)) or isinstance(threads, bool) or threads < 1:
-            raise ParameterError(
-                f"The 'threads' parameter of mcl (-te) must be a positive integer (left out: one thread per "
-                f"core available). Got {threads!r} instead."
-            )
-        self.threads = int(threads)
+        self.threads = available_cores() if threads is None else positive_integer("threads", threads)
         self.max_memory = parse_memory(max_memory)
         self._part_of = None  # (groups, whole budget) when spawned with a share of a budget (see spawn)
         if self.max_memory is not None:
