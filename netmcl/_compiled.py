@@ -1,4 +1,4 @@
-"""netmcl's kernels, compiled once per machine into an extension module.
+"""netmcl's kernels, compiled once per machine into extension modules.
 
 The kernels are numba functions (``engines/_kernels.py``, ``io/_scan.py``,
 ``_graph_kernels.py``).  Calling them through numba's JIT costs every process
@@ -6,17 +6,23 @@ about 0.6 s and 110 MB before any work is done: numba and LLVM are loaded,
 and loading even a cached kernel first builds numba's typing and lowering
 registries.  That was most of a small run and more than mcl's whole run.
 
-So the first process that needs a kernel compiles all of them, ahead of time
-with numba's ``pycc``, into one extension module for this CPU (``-march``
-of the host, as the JIT would) and stores it in netmcl's cache directory.  The
-build runs in a child process, about 30 s, once per machine and version of
-the kernels, numba, numpy and Python.  Every later process imports only that
-module: numba is not loaded at all.  The compiled functions release the GIL,
-as the JIT-compiled ones do, so the engine's threads run them in parallel.
-The machine code comes from the same source through the same compiler, so
-the results are the same bits.
+So the first process that needs a kernel compiles them ahead of time with
+numba's ``pycc``, for this CPU (``-march`` of the host, as the JIT would),
+into an extension module stored in netmcl's cache directory.  The build runs
+in a child process, once per machine and version of the kernels, numba, numpy
+and Python, and shows a progress bar on standard error unless netmcl's logger
+hides warnings (``-q x``).  Every later process imports only the module:
+numba is not loaded at all.  The compiled functions release the GIL, as the
+JIT-compiled ones do, so the engine's threads run them in parallel.  The
+machine code comes from the same source through the same compiler, so the
+results are the same bits.
 
-Where the module cannot be built (no C compiler, a read-only cache), the
+The kernels are built in two modules (:data:`PARTS`), each the first time
+one of its kernels is needed: the engine's kernels for matrices of more than
+262,144 nodes, whose rows are int32, are needed by few runs, and building them
+with the rest would make every first run wait for them.
+
+Where a module cannot be built (no C compiler, a read-only cache), the
 kernels run through numba's JIT, with a warning saying why.  The environment
 variable ``NETMCL_KERNELS=jit`` asks for the JIT; ``NETMCL_CACHE_DIR`` moves the
 cache (default ``$XDG_CACHE_HOME/netmcl`` or ``~/.cache/netmcl``).
@@ -36,6 +42,7 @@ import importlib.util
 import logging
 import os
 import sys
+import threading
 import time
 import types
 import warnings
@@ -106,6 +113,17 @@ KERNELS.update(
     if name in _U16
 )
 
+#: the modules the kernels are built into, by the suffix of the module's name:
+#: the engine's kernels for int32 rows, which only a matrix of more than 262,144
+#: nodes needs (or ``CpuEngine(narrow_rows=False)``), and all the others
+PARTS = {
+    "_wide": ("column_flops", "column_leaders", "expand_columns"),
+}
+PARTS[""] = tuple(name for name in KERNELS if name not in PARTS["_wide"])
+#: the child building a module prints this line each time it has compiled one of its
+#: kernels, and once more when the module is written (machine code, C wrappers, linking)
+_STEP_DONE = "netmcl: build step done"
+
 #: a build of the kernels that no process has loaded for this many days is
 #: removed when another is built
 KEEP_UNUSED_DAYS = 30
@@ -124,12 +142,14 @@ _SOURCES = (
 
 @functools.cache
 def kernels():
-    """The kernels, as attributes of a module: compiled ahead of time, or numba's JIT.
+    """The kernels, as attributes: compiled ahead of time, or numba's JIT.
 
     Returns
     -------
-    module
-        With one attribute per name in :data:`KERNELS`.
+    object
+        With one attribute per name in :data:`KERNELS`; the module holding
+        a kernel is loaded, and built first if need be, when one of its
+        kernels is first asked for.
 
     Examples
     --------
@@ -142,18 +162,52 @@ def kernels():
     """
     if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":
         return _jit_kernels()
+    return _Compiled()
+
+
+class _Compiled:
+    """The kernels of :data:`KERNELS` as attributes, each module of
+    :data:`PARTS` loaded (built first if need be) when one of its kernels is
+    first asked for."""
+
+    _part_of = {name: suffix for suffix, names in PARTS.items() for name in names}
+
+    def __getattr__(self, name):
+        if name not in self._part_of:
+            raise AttributeError(f"netmcl has no kernel {name!r}")
+        kernel = getattr(part(self._part_of[name]), name)
+        setattr(self, name, kernel)  # later lookups do not come here
+        return kernel
+
+    def __dir__(self):
+        return sorted(KERNELS)
+
+
+_LOADING = threading.Lock()
+
+
+@functools.cache
+def _cached_part(suffix):
     try:
-        return _load(_ensure_built(_cache_dir() / _key()))
+        return _load(_ensure_built(_cache_dir() / (_key() + suffix), suffix), suffix)
     except (OSError, ImportError) as exc:
         warnings.warn(
             f"netmcl could not compile its kernels ahead of time ({exc}); running them through numba's JIT "
             "instead, which adds about 0.6 s and 110 MB to each process. Set NETMCL_KERNELS=jit to silence this.",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=4,
         )
         return _jit_kernels()
 
 
+def part(suffix):
+    """The module of the kernels ``PARTS[suffix]``, built first if it is not
+    yet; numba's JIT where it cannot be built (with a warning)."""
+    with _LOADING:  # the engine's threads may ask at once: one build, one load
+        return _cached_part(suffix)
+
+
+@functools.cache
 def _jit_kernels():
     mod = types.ModuleType("netmcl_jit_kernels")
     for name, (module, function, _) in KERNELS.items():
@@ -180,8 +234,9 @@ def _cpu():
         return f"{platform.machine()} {platform.processor()}"
 
 
+@functools.cache
 def _key():
-    """The cache directory's name: two checksums and the length of what the module depends on.
+    """The cache directories' name: two checksums and the length of what the module depends on.
 
     zlib's checksums, not hashlib's: hashlib loads OpenSSL, 3 MB of every
     process's memory, and the key guards against stale builds, not attacks.
@@ -199,39 +254,52 @@ def _key():
     return f"{crc:08x}{adler:08x}{sum(map(len, parts)):08x}"
 
 
-def _module_file(directory):
-    return directory / (MODULE + importlib.machinery.EXTENSION_SUFFIXES[0])
+def _module_file(directory, suffix):
+    return directory / (MODULE + suffix + importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
-def _ensure_built(directory):
-    """The module's directory, after building it there if it is not yet."""
-    if _module_file(directory).exists():
+def _ensure_built(directory, suffix):
+    """The directory of the module of the kernels ``PARTS[suffix]``, after building it there if it is not yet."""
+    if _module_file(directory, suffix).exists():
         return directory
     import shutil
     import subprocess
     import tempfile
+    from collections import deque
+
+    from ._progress import progress_bar
 
     directory.parent.mkdir(parents=True, exist_ok=True)
     log.info(
-        "Compiling netmcl's kernels for this machine (once per machine and version, about 30 s) into %s",
-        directory,
+        "Compiling %d of netmcl's kernels for this machine (once per machine and version, about %s) into %s",
+        len(PARTS[suffix]), "half a minute" if suffix else "a minute", directory,
     )
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=directory.parent, prefix="build-") as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
-        proc = subprocess.run(
-            [sys.executable, "-m", "netmcl._compiled", tmp], env=env, capture_output=True, text=True
+        child = subprocess.Popen(
+            [sys.executable, "-m", "netmcl._compiled", tmp, suffix, *PARTS[suffix]],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
-        if proc.returncode != 0 or not _module_file(Path(tmp)).exists():
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise OSError(f"the build exited with status {proc.returncode}: {' | '.join(tail)}")
+        said = deque(maxlen=3)
+        # a first run would otherwise sit silent for a minute: the bar shows where warnings would
+        with progress_bar(log.isEnabledFor(logging.WARNING), total=len(PARTS[suffix]) + 1, unit="step",
+                          desc="netmcl: compiling kernels for this machine (once)", leave=False) as bar:
+            for line in child.stdout:
+                if line.rstrip("\n") == _STEP_DONE:
+                    bar.update()
+                elif line.strip():
+                    said.append(line.strip())
+        status = child.wait()
+        if status != 0 or not _module_file(Path(tmp), suffix).exists():
+            raise OSError(f"the build exited with status {status}: {' | '.join(said)}")
         final = Path(tmp) / "final"
         final.mkdir()
-        shutil.move(str(_module_file(Path(tmp))), str(_module_file(final)))
+        shutil.move(str(_module_file(Path(tmp), suffix)), str(_module_file(final, suffix)))
         try:
             os.rename(final, directory)
         except OSError:
-            if not _module_file(directory).exists():  # not a concurrent build that finished first
+            if not _module_file(directory, suffix).exists():  # not a concurrent build that finished first
                 raise
     log.info("Compiled netmcl's kernels in %.1f s", time.perf_counter() - t0)
     _prune(directory)
@@ -253,12 +321,12 @@ def _prune(built):
             log.debug("Kept %s: %s", entry, exc)
 
 
-def _load(directory):
-    path = _module_file(directory)
-    spec = importlib.util.spec_from_file_location(f"netmcl.{MODULE}", path)
+def _load(directory, suffix):
+    path = _module_file(directory, suffix)
+    spec = importlib.util.spec_from_file_location(f"netmcl.{MODULE}{suffix}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    missing = sorted(set(KERNELS) - set(dir(mod)))
+    missing = sorted(set(PARTS[suffix]) - set(dir(mod)))
     if missing:
         raise ImportError(f"{path} lacks {', '.join(missing)}")
     try:
@@ -268,8 +336,10 @@ def _load(directory):
     return mod
 
 
-def _build(out_dir):
-    """Compile every kernel of :data:`KERNELS` into ``out_dir`` (run in a child process)."""
+def _build(out_dir, suffix, names):
+    """Compile the kernels `names` into the module ``MODULE + suffix`` in
+    ``out_dir`` (run in a child process), printing :data:`_STEP_DONE` as
+    each is compiled and when the module is written."""
     import numba.pycc.compiler
     from numba.core.compiler import Flags
     from numba.pycc import CC
@@ -280,16 +350,26 @@ def _build(out_dir):
             super().__init__(*args, **kwargs)
             self.release_gil = True
 
+    compile_export = numba.pycc.compiler.compile_extra  # what pycc calls once per exported function
+
+    def compile_and_say(*args, **kwargs):
+        result = compile_export(*args, **kwargs)
+        print(_STEP_DONE, flush=True)
+        return result
+
     numba.pycc.compiler.Flags = _GilFreeFlags
-    cc = CC(MODULE)
+    numba.pycc.compiler.compile_extra = compile_and_say
+    cc = CC(MODULE + suffix)
     cc.target_cpu = "host"
     cc.output_dir = out_dir
-    for name, (module, function, args) in KERNELS.items():
+    for name in names:
+        module, function, args = KERNELS[name]
         cc.export(name, f"({args},)")(getattr(importlib.import_module(module), function).py_func)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cc.compile()
+    print(_STEP_DONE, flush=True)
 
 
 if __name__ == "__main__":
-    _build(sys.argv[1])
+    _build(sys.argv[1], sys.argv[2], sys.argv[3:])

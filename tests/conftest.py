@@ -19,7 +19,7 @@ import shutil
 
 import pytest
 
-from netmcl._compiled import kernels
+from netmcl._compiled import KERNELS, kernels
 from netmcl.engines import available_engines
 
 MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files still checked)"
@@ -27,9 +27,12 @@ MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files st
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
-    """Load the compiled kernels, building them first on a new machine (about 30 s),
-    before any test: a test's own timing or warnings then never include the build."""
-    return kernels()
+    """Load every compiled kernel, building them first on a new machine (about a minute),
+    before any test: a test's own timing or warnings then never include a build."""
+    K = kernels()
+    for name in KERNELS:
+        getattr(K, name)
+    return K
 
 
 @pytest.fixture(autouse=True)
