@@ -226,7 +226,9 @@ class CpuEngine(Engine):
         (past 65,536 nodes, as offsets in blocks of 65,536 rows): an entry
         then takes 6 bytes instead of 8, so the iterands take a quarter less
         memory and the expansion has a quarter less to read.  A memory and
-        speed setting only: the iterands are the same either way.
+        speed setting only: the iterands are the same either way.  The
+        kernels for int32 rows are compiled apart, the first time a machine
+        needs them (about 25 s; ``netmcl._compiled``).
     wide_runs : bool, optional
         Expand heavy columns up to ``_constants.RUN`` (16) at a time on
         matrices of at most ``LANE_RUN_NODES`` nodes, instead of ``LANES``
