@@ -39,12 +39,10 @@ python benchmarks/run_benchmarks.py --huge --dry-run
 """
 
 import argparse
-import compileall
 import datetime
 import gzip
 import hashlib
 import importlib.metadata
-import importlib.util
 import json
 import math
 import os
@@ -361,32 +359,64 @@ def _display(cmd):
 # --------------------------------------------------------------------------- the run
 
 
-def byte_compile(log):
-    """Write netmcl's bytecode where it is missing, as ``pip install .`` does when it installs.
+def netmcl_python(cmd):
+    """How to run Python code as the netmcl command `cmd` runs netmcl: a function of the code giving
+    the command; None where that cannot be told (a shim, a wrapper script).
 
-    An editable install writes it on the first import, except where PYTHONDONTWRITEBYTECODE is set:
-    then every netmcl process compiles netmcl's modules again, about 30 ms that no installed copy pays.
+    ``PYTHON -m netmcl``: ``PYTHON -c CODE``, both started in the same directory, which both put first
+    on ``sys.path``.  A console script: the interpreter on its ``#!`` line, with the script's directory
+    first on ``sys.path``, as the script has it (``-c`` would put the working directory there, where
+    the harness runs: the repository, whose netmcl may not be the one installed).
     """
-    package = Path(importlib.util.find_spec("netmcl").origin).parent
-    if compileall.compile_dir(str(package), quiet=1):
-        log(f"warm-up: byte-compiled {os.path.relpath(package, REPO)} (as `pip install .` does)")
-    else:  # e.g. an installed copy in a read-only site-packages, which has its bytecode already
-        log(f"warm-up: could not byte-compile {package}; netmcl's figures may include compiling its modules")
+    if cmd[1:3] == ["-m", "netmcl"]:
+        return lambda code: [cmd[0], "-c", code]
+    script = shutil.which(cmd[0])
+    if script:
+        with open(script, "rb") as f:
+            line = f.readline(4096)
+        if line.startswith(b"#!") and b"python" in line:
+            python = shlex.split(line[2:].decode(errors="replace"))
+            first = str(Path(script).resolve().parent)
+            return lambda code: [*python, "-c", f"import sys; sys.path[0] = {first!r}; {code}"]
+    return None
+
+
+#: run by netmcl's interpreter: write netmcl's bytecode where it is missing, as ``pip install .`` does
+#: when it installs (an editable install writes it on the first import, except where
+#: PYTHONDONTWRITEBYTECODE is set: then every netmcl process compiles netmcl's modules again, about
+#: 30 ms that no installed copy pays); fails where it cannot write (a read-only site-packages, which
+#: has its bytecode already)
+_BYTE_COMPILE = ("import compileall, importlib.util, pathlib, sys; "
+                 "package = pathlib.Path(importlib.util.find_spec('netmcl').origin).parent; print(package); "
+                 "sys.exit(not compileall.compile_dir(str(package), quiet=1))")
+#: run by netmcl's interpreter: load every compiled kernel, building those missing, among them the
+#: ones for int32 rows (more than 262,144 nodes), which a run builds the first time it needs one
+_LOAD_KERNELS = "from netmcl._compiled import KERNELS, kernels; K = kernels(); [getattr(K, n) for n in KERNELS]"
 
 
 def warm_up(args, log, kill_above_bytes):
     """Untimed first netmcl runs (on a new machine they build the compiled kernels), and the cost of
-    importing netmcl alone: {label: Measurement}."""
-    byte_compile(log)
+    importing netmcl alone: {label: Measurement}.  The byte-compiling, the kernels' load and the import
+    run in the interpreter that `--netmcl-cmd` runs, not necessarily this one."""
     small, _ = prepare(BY_NAME["gen-1k"], shared=args.shared, refresh=False, timeout=args.timeout,
                        kill_above_bytes=kill_above_bytes)
     out = WORK / "out" / "warmup.clusters"
     out.parent.mkdir(parents=True, exist_ok=True)
-    # the first run builds the kernels a graph of its size needs; the kernels for int32 rows (more than
-    # 262,144 nodes) are built apart, the first time one is needed: here, not inside a timed run
-    found = {"every kernel loaded (built where missing)": measure(
-        [sys.executable, "-c", "from netmcl._compiled import KERNELS, kernels; K = kernels(); [getattr(K, n) for n in KERNELS]"],
-        log_path=out.with_suffix(".kernels.log"), timeout=args.timeout, kill_above_bytes=kill_above_bytes)}
+    found = {}
+    python = netmcl_python(args.netmcl_cmd)
+    if python is None:
+        log(f"warm-up: cannot tell which Python `{_display(args.netmcl_cmd)}` runs: netmcl's figures may include "
+            "compiling its modules, and on graphs of more than 262,144 nodes building kernels")
+    else:
+        m = measure(python(_BYTE_COMPILE), log_path=out.with_suffix(".compileall.log"),
+                    timeout=args.timeout, kill_above_bytes=kill_above_bytes)
+        printed = Path(m.log).read_text(errors="replace").splitlines() or ["netmcl"]
+        package = os.path.relpath(printed[0], REPO) if printed[0].startswith(str(REPO) + os.sep) else printed[0]
+        log(f"warm-up: byte-compiled {package} (as `pip install .` does)" if m.status == "ok" else
+            f"warm-up: could not byte-compile {package}; netmcl's figures may include compiling its modules")
+        found["every kernel loaded (built where missing)"] = measure(
+            python(_LOAD_KERNELS), log_path=out.with_suffix(".kernels.log"), timeout=args.timeout,
+            kill_above_bytes=kill_above_bytes)
     for threads in args.threads:
         cmd = engine_command("netmcl", small, out, threads, args)
         m = measure(cmd, log_path=out.with_suffix(".log"), timeout=args.timeout,
@@ -394,9 +424,10 @@ def warm_up(args, log, kill_above_bytes):
         if m.status != "ok":
             raise SystemExit(f"netmcl does not run ({m.status}): {last_line(m.log)}\ncommand: {_display(cmd)}")
         found[f"first run, te {threads}"] = m
-    found["`python -c 'import netmcl.cli'` alone"] = measure(
-        [sys.executable, "-c", "import netmcl.cli"], log_path=out.with_suffix(".import.log"),
-        timeout=args.timeout, kill_above_bytes=kill_above_bytes)
+    if python is not None:
+        found["`python -c 'import netmcl.cli'` alone"] = measure(
+            python("import netmcl.cli"), log_path=out.with_suffix(".import.log"),
+            timeout=args.timeout, kill_above_bytes=kill_above_bytes)
     for label, m in found.items():
         log(f"warm-up: {label}: {m.wall_s:.2f} s, {m.peak_rss_mb:.0f} MB")
     return found

@@ -8,6 +8,7 @@ watchdog that stops runaway children.
 """
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,3 +59,26 @@ def test_netmcl_starts_without_a_shim(harness):
     cmd = harness.default_netmcl_cmd()
     assert cmd[0] in (str(Path(sys.executable).parent / "netmcl"), sys.executable)
     assert harness._display(cmd).split()[0] in ("netmcl", "python")
+
+
+def test_the_warm_up_runs_netmcls_own_interpreter(harness, tmp_path):
+    python = harness.netmcl_python([sys.executable, "-m", "netmcl"])
+    assert python("pass") == [sys.executable, "-c", "pass"]
+    script = tmp_path / "bin" / "netmcl"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable} -I\nimport sys\n")
+    script.chmod(0o755)
+    for cmd in ([str(script)], [str(script), "-v"]):
+        command = harness.netmcl_python(cmd)("print(sys.path[0])")
+        assert command[:3] == [sys.executable, "-I", "-c"]
+        # the script's directory first on sys.path, as the script has it, not the working directory
+        found = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path)
+        assert found.stdout.strip() == str(script.parent.resolve())
+    script.write_text("#!/usr/bin/env python3\nimport sys\n")
+    assert harness.netmcl_python([str(script)])("pass")[:3] == ["/usr/bin/env", "python3", "-c"]
+    script.write_text('#!/bin/bash\nexec python -m netmcl "$@"\n')  # a shim: which Python it runs is not written
+    assert harness.netmcl_python([str(script)]) is None
+    # the default command's interpreter is this one, or one of the same environment
+    command = harness.netmcl_python(harness.default_netmcl_cmd())("import sys; print(sys.prefix)")
+    found = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == sys.prefix
