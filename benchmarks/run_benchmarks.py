@@ -410,8 +410,7 @@ def warm_up(args, log, kill_above_bytes):
     else:
         m = measure(python(_BYTE_COMPILE), log_path=out.with_suffix(".compileall.log"),
                     timeout=args.timeout, kill_above_bytes=kill_above_bytes)
-        printed = Path(m.log).read_text(errors="replace").splitlines() or ["netmcl"]
-        package = os.path.relpath(printed[0], REPO) if printed[0].startswith(str(REPO) + os.sep) else printed[0]
+        package = _display((Path(m.log).read_text(errors="replace").splitlines() or ["netmcl"])[:1])
         log(f"warm-up: byte-compiled {package} (as `pip install .` does)" if m.status == "ok" else
             f"warm-up: could not byte-compile {package}; netmcl's figures may include compiling its modules")
         found["every kernel loaded (built where missing)"] = measure(

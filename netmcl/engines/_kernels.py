@@ -382,10 +382,10 @@ def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, ma
     200k-node graph 177,000 entries a column), but the tally's sum of
     squares is a chain of dependent additions, which then runs over all n
     rows: a column filling fewer than half of them is measured after the
-    scan.  The pass is scalar code, the count and the survivors' count in
-    integers: ``_measure_lanes`` with one lane, whose counts are chains of
-    floating-point additions, made the 200k-node graph's first two
-    iterations 13 % slower (424 s against 376 s, one thread, side by side).
+    scan.  The pass is scalar code, its counts integers: ``_measure_lanes``
+    with one lane (counts kept as floating-point sums) made the 200k-node
+    graph's first two iterations 13 % slower (424 s against 376 s, one
+    thread, side by side; why was not measured further).
     """
     if not fused:
         m = _nonzero_entries(n, acc, first, 1, rows, vals)
