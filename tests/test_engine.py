@@ -2,6 +2,7 @@
 
 import gzip
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -126,6 +127,36 @@ def test_memory_budget_gives_the_same_iterands_in_many_phases(gavin):
 def test_budget_too_small_is_a_clear_error(gavin):
     with pytest.raises(netmcl.ParameterError, match="max_memory"):
         netmcl.mcl(gavin, max_memory="1M")
+
+
+def _first_failure(graph, params, budget, k=4):
+    """The iteration (1..k) at which an engine under `budget` stops, and its message; (None, '') if none."""
+    engine = get_engine("cpu", threads=2, max_memory=budget)
+    engine.load(start_matrix(graph, params))
+    for it in range(1, k + 1):
+        try:
+            engine.iterate(inflation_at(params, it), params.pruning())
+        except netmcl.ParameterError as err:
+            return it, str(err)
+    return None, ""
+
+
+@pytest.mark.parametrize("budget", ["1250K", "1750K", "2250K", "2750K"])
+def test_budget_too_small_midway_names_a_budget_for_the_whole_iteration(gavin, budget):
+    """A budget that runs out partway through an iteration, its next iterand
+    filling it, gets the iteration's size extrapolated from the columns done,
+    and that figure takes the run past that iteration: a budget only just
+    above what was held (the message said 256.1 MiB for 256 MiB on the 50k-node
+    graph at 16 threads) would stop again a few columns later."""
+    params = MclParams.build(inflation=1.6)
+    failed, message = _first_failure(gavin, params, budget)
+    assert failed is not None
+    done = re.search(r"After ([\d,]+) of its 1,855 columns the next iterand takes .*; at that rate the whole "
+                     r"iteration needs about (\S+ \S+)\. Raise max_memory \(to (\S+ \S+) at least", message)
+    assert done and 0 < int(done[1].replace(",", "")) < 1855, message
+    assert done[2] == done[3] and parse_memory(done[3]) > parse_memory(budget)
+    later, _ = _first_failure(gavin, params, done[3])
+    assert later is None or later > failed
 
 
 @pytest.mark.parametrize("bad", ["lots", "-1G", 0, "G"])
