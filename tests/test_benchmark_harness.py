@@ -82,3 +82,17 @@ def test_the_warm_up_runs_netmcls_own_interpreter(harness, tmp_path):
     command = harness.netmcl_python(harness.default_netmcl_cmd())("import sys; print(sys.prefix)")
     found = subprocess.run(command, capture_output=True, text=True, check=True)
     assert found.stdout.strip() == sys.prefix
+
+
+@pytest.mark.parametrize(
+    ("argv", "timeout"),
+    [
+        (["--sizes", "medium"], 600.0),
+        (["--sizes", "all"], 3000.0),  # mcl at 1 thread on gen-200k: 766-936 s; 600 s killed it
+        (["--only", "gen-200k"], 3000.0),
+        (["--huge"], 14400.0),
+        (["--sizes", "all", "--timeout", "5"], 5.0),
+    ],
+)
+def test_the_default_timeout_lets_mcl_finish_the_inputs_chosen(harness, argv, timeout):
+    assert harness.parse_args(argv).timeout == timeout
