@@ -407,24 +407,25 @@ class CpuEngine(Engine):
         edges = distinct(np.concatenate([[lo], cuts, [hi]]))
         return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
-    def _phase_end(self, start, estimate, cum, held, written):
+    def _phase_end(self, start, estimate, cum, fixed, written):
         """Last column (exclusive) of the phase starting at `start`.
 
         Without a budget the phase is every remaining column.  Under one, the
         phase's pruned columns (at most their estimate) must fit twice in
-        what the budget leaves after the memory `held` (the current iterand,
-        the next one so far, `written` bytes of it, and the threads' scratch):
-        once as the threads' results and once in the growing next iterand.
+        what the budget leaves after the memory held: `fixed` (the current
+        iterand and the threads' scratch) and the `written` bytes of the next
+        iterand so far.  It must fit twice: once as the threads' results and
+        once in the growing next iterand.
         """
         if self.max_memory is None:
             return self.n
-        room = (self.max_memory - held) // (2 * self._entry_bytes)
+        room = (self.max_memory - fixed - written) // (2 * self._entry_bytes)
         if room < int(estimate[start]):
-            raise ParameterError(self._over_budget(start, estimate, held, written))
+            raise ParameterError(self._over_budget(start, estimate, fixed, written))
         base = cum[start - 1] if start else 0
         return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
 
-    def _over_budget(self, start, estimate, held, written):
+    def _over_budget(self, start, estimate, fixed, written):
         """The error's text where the column at `start` does not fit in the budget.
 
         Where columns have been written, the next iterand's size is
@@ -436,11 +437,12 @@ class CpuEngine(Engine):
         250.3-265.0 MiB for a first iteration that fits in 250 MiB; weighted
         by the columns' size estimates it named 236-248 MiB, too little).
         """
+        held = fixed + written
         column = 2 * self._entry_bytes * int(estimate[start])
         need = held + column
         done = ""
         if start and written:
-            likely = held - written + math.ceil(written * self.n / start) + column
+            likely = fixed + math.ceil(written * self.n / start) + column
             if likely > need:
                 need = likely
                 done = (f" After {start:,} of its {self.n:,} columns the next iterand takes {_size(written)}; "
@@ -500,7 +502,7 @@ class CpuEngine(Engine):
         try:
             while start < self.n:
                 written = out_idx.resident_bytes + out_val.resident_bytes
-                stop = self._phase_end(start, estimate, cum, fixed + written, written)
+                stop = self._phase_end(start, estimate, cum, fixed, written)
                 chunks = self._chunks(start, stop, work, cum, threads)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * threads)):
                     most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
