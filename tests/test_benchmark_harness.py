@@ -96,3 +96,25 @@ def test_the_warm_up_runs_netmcls_own_interpreter(harness, tmp_path):
 )
 def test_the_default_timeout_lets_mcl_finish_the_inputs_chosen(harness, argv, timeout):
     assert harness.parse_args(argv).timeout == timeout
+
+
+def test_the_import_alone_is_timed_with_one_blas_thread_as_netmcls_programs_run(harness, tmp_path, monkeypatch):
+    calls = []
+
+    def record(cmd, *, log_path, timeout, kill_above_bytes, env=None):
+        calls.append((cmd, env))
+        Path(log_path).write_text("netmcl\n")
+        return harness.Measurement("ok", 0.1, 0.1, 30.0, 0, str(log_path))
+
+    monkeypatch.setattr(harness, "measure", record)
+    monkeypatch.setattr(harness, "prepare", lambda *args, **kwargs: (tmp_path / "gen-1k.abc", {}))
+    monkeypatch.setattr(harness, "WORK", tmp_path)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+    args = harness.parse_args(["--only", "gen-1k", "--threads", "2"])
+    found = harness.warm_up(args, print, 1 << 30)
+    (imports,) = [env for cmd, env in calls if cmd[-1].endswith("import netmcl.cli")]
+    assert imports["OPENBLAS_NUM_THREADS"] == "1"
+    # the runs on gen-1k keep the thread count of the timed runs
+    (run,) = [env for cmd, env in calls if str(tmp_path / "gen-1k.abc") in cmd]
+    assert run["OPENBLAS_NUM_THREADS"] == "2"
+    assert "`python -c 'import netmcl.cli'` alone" in found
