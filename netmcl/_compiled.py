@@ -84,7 +84,7 @@ KERNELS = {
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
     "full_rows_u16": ("netmcl.engines._kernels", "full_rows", "int64[::1], int64[::1], int64[:, ::1], uint16[::1]"),
-    "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean, boolean"),
+    "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean, int64, int64"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64, int64"),
     "csc_max": ("netmcl._graph_kernels", "csc_max", _COORDS),

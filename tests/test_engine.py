@@ -279,8 +279,10 @@ def test_shared_first_expansion_is_bit_identical_to_a_first_iteration(gavin, inf
 
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
 def test_vector_path_gives_the_scalar_iterands(network):
-    """Heavy columns expanded together in vector lanes, in runs of 16 or of 8 (both
-    networks have fewer than LANE_RUN_NODES nodes), give the bits of the scalar path."""
+    """Heavy columns expanded together in vector lanes, in runs of 16, of 8 or of 4
+    (both networks have fewer than LANE_RUN_NODES nodes; Krogan's more than a
+    256 KB L2 cache takes in runs of 8), give the bits of the scalar path."""
+    from netmcl.engines import _constants as C
     from netmcl.engines.cpu import CpuEngine
 
     graph = _abc(network)
@@ -289,7 +291,8 @@ def test_vector_path_gives_the_scalar_iterands(network):
     for name, options in [
         ("never", {"lane_sharing": np.inf}),
         ("always", {"lane_sharing": 0.0, "wide_runs": True}),
-        ("always, runs of 8", {"lane_sharing": 0.0, "wide_runs": False}),
+        ("always, runs of 8", {"lane_sharing": 0.0, "wide_runs": False, "l2": 2 << 20}),
+        ("always, runs of 4", {"lane_sharing": 0.0, "wide_runs": False, "l2": 256 << 10}),
         ("default", {}),
     ]:
         engine = CpuEngine(threads=2, **options)
@@ -302,7 +305,9 @@ def test_vector_path_gives_the_scalar_iterands(network):
     assert not any(ordered for _, _, ordered in runs["never"])
     assert sum(lanes for _, lanes, _ in runs["always"]) >= graph.n // 2
     assert sum(lanes for _, lanes, _ in runs["always, runs of 8"]) >= graph.n // 2
-    for name in ("always", "always, runs of 8", "default"):
+    if graph.n > C.lane_nodes(256 << 10):
+        assert sum(lanes for _, lanes, _ in runs["always, runs of 4"]) >= graph.n // 2
+    for name in ("always", "always, runs of 8", "always, runs of 4", "default"):
         assert any(ordered for _, _, ordered in runs[name])  # heavy columns computed out of column order
         assert all(_same(a, b) for (a, _, _), (b, _, _) in zip(runs["never"], runs[name]))
 
@@ -323,7 +328,7 @@ def test_vector_path_prunes_as_the_scalar_path(pruning, branch):
     graph = _abc("procope_conf_krogan.txt.gz")
     params = MclParams.build(inflation=2.0, **pruning)
     engines = [CpuEngine(threads=2, lane_sharing=np.inf)] + [
-        CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide) for wide in (True, False)
+        CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide, l2=l2) for wide, l2 in [(True, 2 << 20), (False, 2 << 20), (False, 256 << 10)]
     ]
     for engine in engines:
         engine.load(start_matrix(graph, params))
@@ -350,32 +355,85 @@ def _communities(n, size, degree, seed):
 
 
 def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
-    """Between LANE_RUN_NODES and LANE_NODES nodes runs of heavy columns are LANES long
-    (accumulators interleaved 8 to a row): the bits of the scalar path still."""
+    """Between LANE_RUN_NODES and the engine's lane_nodes (LANE_NODES on a 2 MB L2 cache)
+    runs of heavy columns are LANES long (accumulators interleaved 8 to a row): the bits
+    of the scalar path still."""
     from netmcl._compiled import kernels
     from netmcl.engines import _constants as C
 
     size = kernels().run_size
-    assert (size(C.LANE_RUN_NODES, True, True), size(C.LANE_RUN_NODES + 1, True, True)) == (C.RUN, C.LANES)
-    assert size(C.LANE_RUN_NODES, False, False) == C.LANES
-    assert size(C.LANE_NODES + 1, True, False) == size(C.LANE_NODES + 1, False, False) < C.LANES
-    _lanes_give_the_scalar_iterands(_communities(9000, 150, 12, seed=3), {})
+    lanes, narrow = C.lane_nodes(2 << 20), C.narrow_nodes(2 << 20)
+    assert lanes == C.LANE_NODES > C.LANE_RUN_NODES
+    assert (size(C.LANE_RUN_NODES, True, lanes, narrow), size(C.LANE_RUN_NODES + 1, True, lanes, narrow)) == (
+        C.RUN,
+        C.LANES,
+    )
+    assert size(C.LANE_RUN_NODES, False, lanes, 0) == C.LANES
+    assert size(lanes + 1, True, lanes, 0) == size(lanes + 1, False, lanes, 0) < C.LANES
+    _lanes_give_the_scalar_iterands(_communities(9000, 150, 12, seed=3), {"l2": 2 << 20})
 
 
 def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
-    """Between LANE_NODES and NARROW_RUN_NODES nodes, where runs may be narrow, runs of heavy
-    columns are NARROW_LANES long (accumulators interleaved 4 to a row, half a line), and
-    take the vector path at half the sharing: the bits of the scalar path still."""
+    """Past lane_nodes, up to narrow_nodes (where their accumulators fit the L2
+    cache), runs of heavy columns are NARROW_LANES long (accumulators interleaved
+    4 to a row, half a line), and take the vector path at half the sharing: the
+    bits of the scalar path still."""
     from netmcl._compiled import kernels
     from netmcl.engines import _constants as C
 
     size = kernels().run_size
-    assert size(C.LANE_NODES + 1, False, True) == size(C.NARROW_RUN_NODES, True, True) == C.NARROW_LANES
+    lanes, narrow = C.lane_nodes(2 << 20), C.narrow_nodes(2 << 20)
+    assert size(lanes + 1, False, lanes, narrow) == size(narrow, True, lanes, narrow) == C.NARROW_LANES
+    assert narrow == C.NARROW_RUN_NODES
     # elsewhere the scalar groups, as many columns as GROUP_BYTES of accumulators hold
-    assert size(C.NARROW_RUN_NODES + 1, False, True) == 1
-    assert size(C.LANE_NODES + 1, False, False) == C.GROUP_BYTES // (8 * (C.LANE_NODES + 1)) < C.NARROW_LANES
+    assert size(narrow + 1, False, lanes, narrow) == 1
+    assert size(lanes + 1, False, lanes, 0) == C.GROUP_BYTES // (8 * (lanes + 1)) < C.NARROW_LANES
     # a run of four serves about 2 products an operation here: at least 3 / 2, not 3
-    _lanes_give_the_scalar_iterands(_communities(17100, 150, 12, seed=4), {"narrow_runs": True, "lane_sharing": 3.0})
+    _lanes_give_the_scalar_iterands(_communities(17100, 150, 12, seed=4), {"l2": 2 << 20, "lane_sharing": 3.0})
+
+
+def test_a_smaller_l2_cache_takes_runs_of_four_where_runs_of_eight_overflow_it():
+    """On a Zen 3 core's 512 KB of L2 the 10k-node generated graph's runs are four
+    columns long (320 KB of accumulators), not eight (640 KB); past 16,384 nodes
+    even those overflow it, and the columns go alone or in small groups; with
+    narrow runs turned off they do at once."""
+    from netmcl.engines import _constants as C
+    from netmcl.engines.cpu import CpuEngine
+
+    def run(n, **options):
+        engine = CpuEngine(threads=1, **options)
+        engine.n = n
+        return engine._run
+
+    small, large = 512 << 10, 2 << 20
+    assert (C.lane_nodes(small), C.narrow_nodes(small)) == (4096, 16384)
+    assert run(10_000, l2=small, wide_runs=True) == run(16_384, l2=small, wide_runs=False) == C.NARROW_LANES
+    assert run(10_000, l2=large, wide_runs=True) == run(10_000, l2=large, wide_runs=False) == C.LANES
+    assert run(8_192, l2=small, wide_runs=True) == C.RUN
+    assert run(16_385, l2=small) == C.GROUP_BYTES // (8 * 16_385) < C.NARROW_LANES
+    assert run(10_000, l2=small, wide_runs=True, narrow_runs=False) == C.GROUP_BYTES // (8 * 10_000)
+    assert CpuEngine(l2=small).spawn(threads=1, share=2).l2 == small  # component groups run as their parent
+    _lanes_give_the_scalar_iterands(_communities(10_000, 125, 12, seed=5), {"l2": small, "lane_sharing": 3.0})
+
+
+def test_the_l2_cache_is_read_from_linux_s_description_of_the_cpu(tmp_path):
+    """``l2_bytes`` takes the size of the level-2 unified or data cache that sysfs
+    lists for the CPU (not the L1's, not the L3's), and the Xeon's 2 MB where
+    there is no such list or it cannot be read."""
+    from netmcl.engines import _constants as C
+
+    caches = [("1", "Data", "32K"), ("1", "Instruction", "32K"), ("2", "Unified", "512K"), ("3", "Unified", "32768K")]
+    for i, (level, kind, size) in enumerate(caches):
+        index = tmp_path / "cache" / f"index{i}"
+        index.mkdir(parents=True)
+        for name, text in [("level", level), ("type", kind), ("size", size)]:
+            (index / name).write_text(text + "\n")
+    assert C.l2_bytes(str(tmp_path)) == 512 << 10
+    (tmp_path / "cache" / "index2" / "size").write_text("2M\n")
+    assert C.l2_bytes(str(tmp_path)) == 2 << 20
+    (tmp_path / "cache" / "index2" / "size").write_text("large\n")
+    assert C.l2_bytes(str(tmp_path)) == C.L2_DEFAULT
+    assert C.l2_bytes(str(tmp_path / "missing")) == C.L2_DEFAULT
 
 
 def _lanes_give_the_scalar_iterands(graph, options):

@@ -1,6 +1,8 @@
 """Constants shared by the CPU kernels and the engine that calls them (no numba here:
 the engine imports them without loading numba)."""
 
+import os
+
 # Slots of the per-chunk statistics vector returned by ``expand_columns``.
 STAT_EXPANDED = 0  # entries of the expanded (unpruned) columns
 STAT_KEPT = 1  # entries kept after pruning
@@ -29,22 +31,80 @@ GROUP_BYTES = 1 << 19
 GROUP_MAX = LANES = 8
 #: heavy columns expanded together on the vector path: two halves of LANES
 RUN = 2 * LANES
-#: largest matrix whose heavy columns may take the vector path: its interleaved
-#: accumulators, 64 bytes a row, then take at most 1 MB, a core's L2 cache (at
-#: 50k nodes, 3.2 MB, gen-50k's second iteration took 31 s against 22 s)
+#: at most this many nodes have the heavy columns of their matrix taken LANES at a
+#: time, and only where their interleaved accumulators, 64 bytes a row, take at
+#: most half a core's L2 cache (``lane_nodes``; at 50k nodes, 3.2 MB, gen-50k's
+#: second iteration took 31 s against 22 s on an Intel Xeon's 2 MB)
 LANE_NODES = 1 << 14
-#: heavy columns expanded together on the vector path on matrices of more than
-#: LANE_NODES nodes: half a line a row
+#: heavy columns expanded together on the vector path on matrices past
+#: ``lane_nodes``: half a line a row
 NARROW_LANES = LANES // 2
-#: largest matrix whose heavy columns may take the vector path NARROW_LANES at a
-#: time (`NARROW_RUNS`): their interleaved accumulators, 32 bytes a row, then take
-#: at most 2 MB, the L2 cache of an Intel Xeon's core
+#: at most this many nodes (one row block) have the heavy columns of their matrix
+#: taken NARROW_LANES at a time, and only where their interleaved accumulators,
+#: 32 bytes a row, fit a core's L2 cache (``narrow_nodes``)
 NARROW_RUN_NODES = 1 << 16
 #: largest matrix whose heavy columns are taken RUN at a time where runs are
-#: wide (`WIDE_RUNS`): their interleaved accumulators, 128 bytes a row, then fit
-#: a 1 MB L2 cache; larger matrices take runs of LANES (gen-10k's second
-#: iteration: 5.7 s against 6.0 s with RUN)
+#: wide (`WIDE_RUNS`): their interleaved accumulators then take 128 bytes a row,
+#: at most 1 MB; larger matrices take shorter runs (gen-10k's second iteration:
+#: 5.7 s against 6.0 s with RUN)
 LANE_RUN_NODES = 1 << 13
+#: the L2 cache of a core where the operating system does not say (an Intel
+#: Xeon's, on which LANE_NODES and NARROW_RUN_NODES were measured)
+L2_DEFAULT = 2 << 20
+
+
+def l2_bytes(cpu="/sys/devices/system/cpu/cpu0"):
+    """The size in bytes of the L2 cache of the `cpu` that Linux describes
+    under that directory; ``L2_DEFAULT`` where it does not.
+
+    Examples
+    --------
+    >>> l2_bytes("/nonexistent") == L2_DEFAULT
+    True
+    """
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        for index in sorted(os.listdir(f"{cpu}/cache")):
+            with open(f"{cpu}/cache/{index}/level") as f:
+                level = f.read().strip()
+            with open(f"{cpu}/cache/{index}/type") as f:
+                kind = f.read().strip()
+            if level == "2" and kind in ("Unified", "Data"):
+                with open(f"{cpu}/cache/{index}/size") as f:
+                    text = f.read().strip()
+                return int(text[:-1]) * scale[text[-1]] if text[-1:] in scale else int(text)
+    except (OSError, ValueError):
+        pass
+    return L2_DEFAULT
+
+
+def lane_nodes(l2):
+    """The largest matrix whose heavy columns are taken LANES at a time, for an
+    L2 cache of `l2` bytes: 16,384 nodes on 2 MB, 4,096 on 512 KB.
+
+    Examples
+    --------
+    >>> lane_nodes(2 << 20), lane_nodes(512 << 10)
+    (16384, 4096)
+    """
+    return min(LANE_NODES, l2 // (2 * LANES * 8))
+
+
+def narrow_nodes(l2):
+    """The largest matrix whose heavy columns are taken NARROW_LANES at a time,
+    for an L2 cache of `l2` bytes: 65,536 nodes on 2 MB, 16,384 on 512 KB.
+    Measured, whole runs at 1 thread: on an Intel Xeon's 2 MB, the 50k-node
+    generated graph's second iteration took 44-48 s against 53-55 s for
+    columns expanded alone; on an AMD EPYC's Zen 3 core (512 KB), the 10k-node
+    generated graph and BioNEV's STRING network took 0.93x the time of runs of
+    LANES, which overflow it.
+
+    Examples
+    --------
+    >>> narrow_nodes(2 << 20), narrow_nodes(512 << 10)
+    (65536, 16384)
+    """
+    return min(NARROW_RUN_NODES, l2 // (NARROW_LANES * 8))
 
 
 def _amd():
@@ -61,12 +121,9 @@ def _amd():
 #: runs at 1 thread) runs of LANES are 4-7 % faster on Krogan, ProCope
 #: combined and the dense STRING-like graph
 WIDE_RUNS = _amd()
-#: whether runs of NARROW_LANES are taken on matrices of LANE_NODES to
-#: NARROW_RUN_NODES nodes: on Intel's cores, where they were measured to pay (the
-#: 50k-node generated graph's second iteration, 1 thread: 44-48 s against
-#: 53-55 s for columns expanded alone); not on AMD's, whose L2 (512 KB to 1 MB
-#: on Zen) they would overflow
-NARROW_RUNS = not WIDE_RUNS
+#: this machine's L2 cache a core (``l2_bytes``), which bounds runs of LANES and
+#: NARROW_LANES
+L2_BYTES = l2_bytes()
 #: the vector path pays when each vector operation serves at least this many
 #: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
 #: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %),

@@ -73,12 +73,10 @@ from ._constants import (
     GROUP_BYTES,
     GROUP_MAX,
     LANES,
-    LANE_NODES,
     LANE_RUN_NODES,
     LINE,
     N_STATS,
     NARROW_LANES,
-    NARROW_RUN_NODES,
     RADIX_BELOW,
     RADIX_BUCKETS,
     RUN,
@@ -488,17 +486,17 @@ def group_size(n):
 
 
 @njit(cache=True, nogil=True)
-def run_size(n, wide, narrow):
+def run_size(n, wide, lanes_up_to, narrow_up_to):
     """How many consecutive heavy columns of an n-row matrix are taken as one run:
-    where the vector path may be used, RUN if runs are `wide` and their
-    interleaved accumulators then fit a core's L2 cache, else LANES, or
-    NARROW_LANES on larger matrices of one row block if runs may be `narrow`;
-    elsewhere `group_size`."""
+    where the vector path may be used, RUN if runs are `wide` and n is at most
+    LANE_RUN_NODES, else LANES up to `lanes_up_to` nodes and NARROW_LANES up to
+    `narrow_up_to` (the engine's limits from its L2 cache: ``_constants.lane_nodes``
+    and ``narrow_nodes``); elsewhere `group_size`."""
     if wide and n <= LANE_RUN_NODES:
         return RUN
-    if n <= LANE_NODES:
+    if n <= lanes_up_to:
         return LANES
-    return NARROW_LANES if narrow and n <= NARROW_RUN_NODES else group_size(n)
+    return NARROW_LANES if n <= narrow_up_to else group_size(n)
 
 
 def _data(context, builder, array_type, array, item=None):
