@@ -362,7 +362,7 @@ def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
     from netmcl.engines import _constants as C
 
     size = kernels().run_size
-    lanes, narrow = C.lane_nodes(2 << 20), C.NARROW_RUN_NODES
+    lanes, narrow = C.lane_nodes(2 << 20), C.narrow_nodes(2 << 20)
     assert lanes == C.LANE_NODES > C.LANE_RUN_NODES
     assert (size(C.LANE_RUN_NODES, True, lanes, narrow), size(C.LANE_RUN_NODES + 1, True, lanes, narrow)) == (
         C.RUN,
@@ -374,15 +374,17 @@ def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
 
 
 def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
-    """Past lane_nodes, up to NARROW_RUN_NODES (one row block), runs of heavy columns
-    are NARROW_LANES long (accumulators interleaved 4 to a row, half a line), and
-    take the vector path at half the sharing: the bits of the scalar path still."""
+    """Past lane_nodes, up to narrow_nodes (where their accumulators fit the L2
+    cache), runs of heavy columns are NARROW_LANES long (accumulators interleaved
+    4 to a row, half a line), and take the vector path at half the sharing: the
+    bits of the scalar path still."""
     from netmcl._compiled import kernels
     from netmcl.engines import _constants as C
 
     size = kernels().run_size
-    lanes, narrow = C.lane_nodes(2 << 20), C.NARROW_RUN_NODES
+    lanes, narrow = C.lane_nodes(2 << 20), C.narrow_nodes(2 << 20)
     assert size(lanes + 1, False, lanes, narrow) == size(narrow, True, lanes, narrow) == C.NARROW_LANES
+    assert narrow == C.NARROW_RUN_NODES
     # elsewhere the scalar groups, as many columns as GROUP_BYTES of accumulators hold
     assert size(narrow + 1, False, lanes, narrow) == 1
     assert size(lanes + 1, False, lanes, 0) == C.GROUP_BYTES // (8 * (lanes + 1)) < C.NARROW_LANES
@@ -392,9 +394,9 @@ def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
 
 def test_a_smaller_l2_cache_takes_runs_of_four_where_runs_of_eight_overflow_it():
     """On a Zen 3 core's 512 KB of L2 the 10k-node generated graph's runs are four
-    columns long (320 KB of accumulators), not eight (640 KB), as on any matrix of
-    4,097 to 65,536 nodes where runs are not wide; with narrow runs turned off the
-    columns go alone or in small groups."""
+    columns long (320 KB of accumulators), not eight (640 KB); past 16,384 nodes
+    even those overflow it, and the columns go alone or in small groups; with
+    narrow runs turned off they do at once."""
     from netmcl.engines import _constants as C
     from netmcl.engines.cpu import CpuEngine
 
@@ -404,12 +406,11 @@ def test_a_smaller_l2_cache_takes_runs_of_four_where_runs_of_eight_overflow_it()
         return engine._run
 
     small, large = 512 << 10, 2 << 20
-    assert C.lane_nodes(small) == 4096
-    assert run(10_000, l2=small, wide_runs=True) == run(4_097, l2=small, wide_runs=False) == C.NARROW_LANES
-    assert run(C.NARROW_RUN_NODES, l2=small) == C.NARROW_LANES
+    assert (C.lane_nodes(small), C.narrow_nodes(small)) == (4096, 16384)
+    assert run(10_000, l2=small, wide_runs=True) == run(16_384, l2=small, wide_runs=False) == C.NARROW_LANES
     assert run(10_000, l2=large, wide_runs=True) == run(10_000, l2=large, wide_runs=False) == C.LANES
-    assert run(4_096, l2=small, wide_runs=False) == C.LANES
     assert run(8_192, l2=small, wide_runs=True) == C.RUN
+    assert run(16_385, l2=small) == C.GROUP_BYTES // (8 * 16_385) < C.NARROW_LANES
     assert run(10_000, l2=small, wide_runs=True, narrow_runs=False) == C.GROUP_BYTES // (8 * 10_000)
     assert CpuEngine(l2=small).spawn(threads=1, share=2).l2 == small  # component groups run as their parent
     _lanes_give_the_scalar_iterands(_communities(10_000, 125, 12, seed=5), {"l2": small, "lane_sharing": 3.0})

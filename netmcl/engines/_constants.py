@@ -40,13 +40,8 @@ LANE_NODES = 1 << 14
 #: ``lane_nodes``: half a line a row
 NARROW_LANES = LANES // 2
 #: at most this many nodes (one row block) have the heavy columns of their matrix
-#: taken NARROW_LANES at a time past ``lane_nodes``, their interleaved
-#: accumulators 32 bytes a row (2 MB at most).  Measured, whole runs at 1 thread:
-#: on an Intel Xeon's 2 MB L2 the 50k-node generated graph's second iteration
-#: took 44-48 s against 53-55 s for columns expanded alone; on an AMD EPYC's Zen 3
-#: core, whose 512 KB they overflow, the whole clustering 0.88-0.92x the time (74.6-77.4 s
-#: against 81.3-85.5 s), and on the 10k-node graph and BioNEV, whose runs of
-#: LANES overflow it too, 0.93x the time of those
+#: taken NARROW_LANES at a time, and only where their interleaved accumulators,
+#: 32 bytes a row, fit a core's L2 cache (``narrow_nodes``)
 NARROW_RUN_NODES = 1 << 16
 #: largest matrix whose heavy columns are taken RUN at a time where runs are
 #: wide (`WIDE_RUNS`): their interleaved accumulators then take 128 bytes a row,
@@ -54,7 +49,7 @@ NARROW_RUN_NODES = 1 << 16
 #: 5.7 s against 6.0 s with RUN)
 LANE_RUN_NODES = 1 << 13
 #: the L2 cache of a core where the operating system does not say (an Intel
-#: Xeon's, on which LANE_NODES was measured)
+#: Xeon's, on which LANE_NODES and NARROW_RUN_NODES were measured)
 L2_DEFAULT = 2 << 20
 
 
@@ -95,6 +90,25 @@ def lane_nodes(l2):
     return min(LANE_NODES, l2 // (2 * LANES * 8))
 
 
+def narrow_nodes(l2):
+    """The largest matrix whose heavy columns are taken NARROW_LANES at a time,
+    for an L2 cache of `l2` bytes: 65,536 nodes on 2 MB, 16,384 on 512 KB.
+    Measured, whole runs at 1 thread: on an Intel Xeon's 2 MB, the 50k-node
+    generated graph's second iteration took 44-48 s against 53-55 s for
+    columns expanded alone; on an AMD EPYC's Zen 3 core (512 KB), the 10k-node
+    generated graph and BioNEV's STRING network took 0.93x the time of runs of
+    LANES, which overflow it, while the 50k-node graph, whose runs of four
+    would overflow it too, took 1.03x the time of columns alone in them (3
+    pairs; 0.88-0.92x inside one process).
+
+    Examples
+    --------
+    >>> narrow_nodes(2 << 20), narrow_nodes(512 << 10)
+    (65536, 16384)
+    """
+    return min(NARROW_RUN_NODES, l2 // (NARROW_LANES * 8))
+
+
 def _amd():
     """Whether this machine's CPU is AMD's (False where there is no /proc/cpuinfo)."""
     try:
@@ -109,7 +123,8 @@ def _amd():
 #: runs at 1 thread) runs of LANES are 4-7 % faster on Krogan, ProCope
 #: combined and the dense STRING-like graph
 WIDE_RUNS = _amd()
-#: this machine's L2 cache a core (``l2_bytes``), which bounds runs of LANES
+#: this machine's L2 cache a core (``l2_bytes``), which bounds runs of LANES and
+#: NARROW_LANES
 L2_BYTES = l2_bytes()
 #: the vector path pays when each vector operation serves at least this many
 #: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up

@@ -489,10 +489,9 @@ def group_size(n):
 def run_size(n, wide, lanes_up_to, narrow_up_to):
     """How many consecutive heavy columns of an n-row matrix are taken as one run:
     where the vector path may be used, RUN if runs are `wide` and n is at most
-    LANE_RUN_NODES, else LANES up to `lanes_up_to` nodes (the engine's limit
-    from its L2 cache, ``_constants.lane_nodes``) and NARROW_LANES up to
-    `narrow_up_to` (NARROW_RUN_NODES, or 0 where runs are not narrow);
-    elsewhere `group_size`."""
+    LANE_RUN_NODES, else LANES up to `lanes_up_to` nodes and NARROW_LANES up to
+    `narrow_up_to` (the engine's limits from its L2 cache: ``_constants.lane_nodes``
+    and ``narrow_nodes``); elsewhere `group_size`."""
     if wide and n <= LANE_RUN_NODES:
         return RUN
     if n <= lanes_up_to:

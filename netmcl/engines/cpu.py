@@ -237,16 +237,16 @@ class CpuEngine(Engine):
     narrow_runs : bool, default True
         Past the matrices whose heavy columns are taken ``LANES`` at a time,
         expand them ``_constants.NARROW_LANES`` (4) at a time, their
-        accumulators interleaved, on matrices of up to ``NARROW_RUN_NODES``
-        nodes, instead of alone or in small groups.  A speed setting only, as
-        `lane_sharing`.
+        accumulators interleaved, on matrices whose accumulators then fit
+        `l2` (``_constants.narrow_nodes``), instead of alone or in small
+        groups.  A speed setting only, as `lane_sharing`.
     l2 : int, optional
-        Bytes of a core's L2 cache: heavy columns are taken ``LANES`` at a
-        time where their accumulators then take at most half of it
-        (``_constants.lane_nodes``).  Default ``_constants.L2_BYTES``, what the
-        operating system says of this machine (on a Zen 3 core's 512 KB, the
-        10k-node generated graph takes runs of 4, in 0.93x the time of runs
-        of 8).  A speed setting only.
+        Bytes of a core's L2 cache, which bounds the runs of heavy columns:
+        runs of ``LANES`` where their accumulators take at most half of it
+        (``_constants.lane_nodes``), of ``NARROW_LANES`` where they fit it.
+        Default ``_constants.L2_BYTES``, what the operating system says of
+        this machine (on a Zen 3 core's 512 KB, the 10k-node generated graph
+        takes runs of 4, in 0.93x the time of runs of 8).  A speed setting only.
 
     Examples
     --------
@@ -342,7 +342,7 @@ class CpuEngine(Engine):
     @property
     def _run(self):
         """The most heavy columns expanded together (``_kernels.run_size``)."""
-        narrow = C.NARROW_RUN_NODES if self.narrow_runs else 0
+        narrow = C.narrow_nodes(self.l2) if self.narrow_runs else 0
         return kernels().run_size(self.n, self.wide_runs, C.lane_nodes(self.l2), narrow)
 
     def _work(self):
