@@ -328,7 +328,8 @@ def test_vector_path_prunes_as_the_scalar_path(pruning, branch):
     graph = _abc("procope_conf_krogan.txt.gz")
     params = MclParams.build(inflation=2.0, **pruning)
     engines = [CpuEngine(threads=2, lane_sharing=np.inf)] + [
-        CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide, l2=l2) for wide, l2 in [(True, 2 << 20), (False, 2 << 20), (False, 256 << 10)]
+        CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide, l2=l2)
+        for wide, l2 in [(True, 2 << 20), (False, 2 << 20), (False, 256 << 10)]
     ]
     for engine in engines:
         engine.load(start_matrix(graph, params))
@@ -421,6 +422,7 @@ def test_the_l2_cache_is_read_from_linux_s_description_of_the_cpu(tmp_path):
     lists for the CPU (not the L1's, not the L3's), and the Xeon's 2 MB where
     there is no such list or it cannot be read."""
     from netmcl.engines import _constants as C
+    from netmcl.engines.cpu import l2_bytes
 
     caches = [("1", "Data", "32K"), ("1", "Instruction", "32K"), ("2", "Unified", "512K"), ("3", "Unified", "32768K")]
     for i, (level, kind, size) in enumerate(caches):
@@ -428,12 +430,12 @@ def test_the_l2_cache_is_read_from_linux_s_description_of_the_cpu(tmp_path):
         index.mkdir(parents=True)
         for name, text in [("level", level), ("type", kind), ("size", size)]:
             (index / name).write_text(text + "\n")
-    assert C.l2_bytes(str(tmp_path)) == 512 << 10
+    assert l2_bytes(str(tmp_path)) == 512 << 10
     (tmp_path / "cache" / "index2" / "size").write_text("2M\n")
-    assert C.l2_bytes(str(tmp_path)) == 2 << 20
+    assert l2_bytes(str(tmp_path)) == 2 << 20
     (tmp_path / "cache" / "index2" / "size").write_text("large\n")
-    assert C.l2_bytes(str(tmp_path)) == C.L2_DEFAULT
-    assert C.l2_bytes(str(tmp_path / "missing")) == C.L2_DEFAULT
+    assert l2_bytes(str(tmp_path)) == C.L2_DEFAULT
+    assert l2_bytes(str(tmp_path / "missing")) == C.L2_DEFAULT
 
 
 def _lanes_give_the_scalar_iterands(graph, options):

@@ -1,8 +1,6 @@
 """Constants shared by the CPU kernels and the engine that calls them (no numba here:
 the engine imports them without loading numba)."""
 
-import os
-
 # Slots of the per-chunk statistics vector returned by ``expand_columns``.
 STAT_EXPANDED = 0  # entries of the expanded (unpruned) columns
 STAT_KEPT = 1  # entries kept after pruning
@@ -53,31 +51,6 @@ LANE_RUN_NODES = 1 << 13
 L2_DEFAULT = 2 << 20
 
 
-def l2_bytes(cpu="/sys/devices/system/cpu/cpu0"):
-    """The size in bytes of the L2 cache of the `cpu` that Linux describes
-    under that directory; ``L2_DEFAULT`` where it does not.
-
-    Examples
-    --------
-    >>> l2_bytes("/nonexistent") == L2_DEFAULT
-    True
-    """
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    try:
-        for index in sorted(os.listdir(f"{cpu}/cache")):
-            with open(f"{cpu}/cache/{index}/level") as f:
-                level = f.read().strip()
-            with open(f"{cpu}/cache/{index}/type") as f:
-                kind = f.read().strip()
-            if level == "2" and kind in ("Unified", "Data"):
-                with open(f"{cpu}/cache/{index}/size") as f:
-                    text = f.read().strip()
-                return int(text[:-1]) * scale[text[-1]] if text[-1:] in scale else int(text)
-    except (OSError, ValueError):
-        pass
-    return L2_DEFAULT
-
-
 def lane_nodes(l2):
     """The largest matrix whose heavy columns are taken LANES at a time, for an
     L2 cache of `l2` bytes: 16,384 nodes on 2 MB, 4,096 on 512 KB.
@@ -123,9 +96,6 @@ def _amd():
 #: runs at 1 thread) runs of LANES are 4-7 % faster on Krogan, ProCope
 #: combined and the dense STRING-like graph
 WIDE_RUNS = _amd()
-#: this machine's L2 cache a core (``l2_bytes``), which bounds runs of LANES and
-#: NARROW_LANES
-L2_BYTES = l2_bytes()
 #: the vector path pays when each vector operation serves at least this many
 #: of the run's products (measured, whole runs at 1 thread: 1.5 beats 2 by up
 #: to 10 % on the dense STRING-like graph and ties elsewhere; 3 loses 10-40 %),
