@@ -144,6 +144,18 @@ def test_label_runs_match_mcl_live(tmp_path, monkeypatch, capsys, source, flags)
 
 
 @needs_mcl
+@pytest.mark.parametrize("cap", ["1", "2", "3"])
+def test_runs_stopped_early_match_mcl_live_with_the_dag_found_in_small_blocks(tmp_path, monkeypatch, capsys, cap):
+    """-L leaves an unconverged iterand, whose attractor DAG is found DAG_BLOCK entries at a time."""
+    monkeypatch.setattr("netmcl.interpret.DAG_BLOCK", 64)
+    copy_input(COLLINS, tmp_path, "graph.abc")
+    run_mcl(["graph.abc", "--abc", "-L", cap, "-o", "ref"], tmp_path)
+    status, _, _ = run([tmp_path / "graph.abc", "--abc", "-L", cap, "-o", tmp_path / "mine"], capsys)
+    assert status == 0
+    assert (tmp_path / "mine").read_bytes() == (tmp_path / "ref").read_bytes()
+
+
+@needs_mcl
 @pytest.mark.parametrize(
     "flags", [[], ["-I", "1.5"], ["-I", "3", "-S", "5", "-R", "8"], ["-overlap", "keep"]], ids=" ".join
 )

@@ -57,6 +57,23 @@ def _same(a, b):
     )
 
 
+def test_attractors_of_an_unconverged_iterand_are_found_the_same_a_few_columns_at_a_time(gavin, monkeypatch):
+    """A run stopped early (-L) is interpreted DAG_BLOCK entries at a time: blocks of 64
+    entries (hundreds of blocks, columns longer than a block) give the DAG of one block."""
+    from netmcl import interpret as interp
+
+    params = MclParams.build(inflation=2.0)
+    for limit in _iterands(gavin, get_engine("cpu", threads=1), params, 3):
+        assert np.diff(limit.indptr).max() > 64
+        whole = interp._attractor_dag(limit)
+        clusters = interp.interpret(limit)
+        monkeypatch.setattr(interp, "DAG_BLOCK", 64)
+        assert _same(interp._attractor_dag(limit), whole)
+        assert [c.tolist() for c in interp.interpret(limit)] == [c.tolist() for c in clusters]
+        monkeypatch.undo()
+        assert whole.nnz < limit.nnz and len(clusters) > 1
+
+
 @pytest.mark.parametrize("threads", [2, 3])
 def test_iterands_do_not_depend_on_threads(gavin, threads):
     params = MclParams.build(inflation=1.6)
