@@ -428,10 +428,42 @@ class Distance(NamedTuple):
     d2: float
 
 
-def _contingency(a, b):
-    """Contingency table of two partitions of the same nodes, and the cluster sizes."""
-    import scipy.sparse as sp
+class _Table(NamedTuple):
+    """The non-zero cells of a table of counts, row after row, columns ascending."""
 
+    row: np.ndarray
+    col: np.ndarray
+    count: np.ndarray
+
+
+def _count_pairs(rows, cols, n_cols):
+    """The table counting how often each (row, column) pair occurs in `rows`, `cols`."""
+    codes, counts = np.unique(np.asarray(rows, dtype=np.int64) * n_cols + cols, return_counts=True)
+    return _Table(codes // n_cols, codes % n_cols, counts.astype(np.float64))
+
+
+def _max_by(index, values, size):
+    """The largest of `values` at each of ``0 .. size - 1`` of `index` (0 where none)."""
+    out = np.zeros(size)
+    np.maximum.at(out, index, values)
+    return out
+
+
+def _joined(left, left_node, right_node, right, n_nodes):
+    """The pairs (``left[s]``, ``right[t]``) of the memberships s and t that
+    name the same node (``left_node[s] == right_node[t]``), s ascending."""
+    left, left_node = np.asarray(left, dtype=np.int64), np.asarray(left_node, dtype=np.int64)
+    right_node = np.asarray(right_node, dtype=np.int64)
+    by_node = np.asarray(right, dtype=np.int64)[np.argsort(right_node, kind="stable")]
+    per_node = np.bincount(right_node, minlength=n_nodes)
+    reps = per_node[left_node]  # the right memberships of each left one's node
+    ends = np.cumsum(reps)
+    at = np.repeat(np.cumsum(per_node)[left_node] - ends, reps) + np.arange(int(reps.sum()))
+    return np.repeat(left, reps), by_node[at]
+
+
+def _contingency(a, b):
+    """Contingency table of two partitions of the same nodes (a :class:`_Table`), and the cluster sizes."""
     ca, cb = as_clusters(a), as_clusters(b)
     index = {}
     for cluster in ca:
@@ -454,10 +486,7 @@ def _contingency(a, b):
             "Both clusterings must cover the same nodes; the second leaves out "
             f"{int(len(index) - sum(len(c) for c in cb))} node(s) of the first."
         ) from None
-    table = sp.coo_array(
-        (np.ones(ma.size, dtype=np.float64), (ma, mb)), shape=(len(ca), len(cb))
-    ).tocsr()
-    table.sum_duplicates()
+    table = _count_pairs(ma, mb, len(cb))
     sizes_a = np.bincount(ma, minlength=len(ca)).astype(np.float64)
     sizes_b = np.bincount(mb, minlength=len(cb)).astype(np.float64)
     return table, sizes_a, sizes_b
@@ -487,10 +516,10 @@ def split_join_distance(a, b):
     >>> split_join_distance([[1, 2, 3, 4], [5, 6]], [[1, 2], [3, 4], [5, 6]])
     Distance(total=2, d1=2, d2=0)
     """
-    table, sizes_a, _ = _contingency(a, b)
+    table, sizes_a, sizes_b = _contingency(a, b)
     n = int(sizes_a.sum())
-    d1 = n - int(table.max(axis=1).toarray().sum()) if table.shape[0] else 0
-    d2 = n - int(table.max(axis=0).toarray().sum()) if table.shape[1] else 0
+    d1 = n - int(_max_by(table.row, table.count, sizes_a.size).sum())
+    d2 = n - int(_max_by(table.col, table.count, sizes_b.size).sum())
     return Distance(d1 + d2, d1, d2)
 
 
@@ -521,7 +550,7 @@ def variation_of_information(a, b):
     n = float(sizes_a.sum())
     if n == 0:
         return Distance(0.0, 0.0, 0.0)
-    joint = _plogp(table.data)
+    joint = _plogp(table.count)
     d1 = max((_plogp(sizes_a) - joint) / n, 0.0)
     d2 = max((_plogp(sizes_b) - joint) / n, 0.0)
     return Distance(d1 + d2, d1, d2)
@@ -545,7 +574,7 @@ def mirkin_distance(a, b):
     Distance(total=8, d1=8, d2=0)
     """
     table, sizes_a, sizes_b = _contingency(a, b)
-    meet = float((table.data**2).sum())
+    meet = float((table.count**2).sum())
     d1 = round(float((sizes_a**2).sum()) - meet)
     d2 = round(float((sizes_b**2).sum()) - meet)
     return Distance(d1 + d2, d1, d2)
@@ -559,7 +588,7 @@ def _pair_counts(a, b):
         x = np.asarray(x, dtype=np.float64)
         return float((x * (x - 1) / 2).sum())
 
-    return pairs(sizes_a), pairs(sizes_b), pairs(table.data), float(n * (n - 1) / 2)
+    return pairs(sizes_a), pairs(sizes_b), pairs(table.count), float(n * (n - 1) / 2)
 
 
 def rand_index(a, b):
@@ -629,7 +658,7 @@ def normalized_mutual_information(a, b):
     h_b = math.log(n) - _plogp(sizes_b) / n
     if h_a + h_b <= 0:
         return 1.0
-    mutual = h_a + h_b - (math.log(n) - _plogp(table.data) / n)
+    mutual = h_a + h_b - (math.log(n) - _plogp(table.count) / n)
     return max(0.0, 2.0 * mutual / (h_a + h_b))
 
 
@@ -655,10 +684,8 @@ def f_score(reference, clustering):
     0.66667
     """
     table, sizes_r, sizes_c = _contingency(reference, clustering)
-    coo = table.tocoo()
-    f = 2.0 * coo.data / (sizes_r[coo.row] + sizes_c[coo.col])
-    best = np.zeros(sizes_r.size)
-    np.maximum.at(best, coo.row, f)
+    f = 2.0 * table.count / (sizes_r[table.row] + sizes_c[table.col])
+    best = _max_by(table.row, f, sizes_r.size)
     n = float(sizes_r.sum())
     return float((sizes_r * best).sum() / n) if n else 1.0
 
@@ -764,8 +791,6 @@ def compare_to_complexes(clustering, complexes, *, overlap_threshold=0.25, min_s
     >>> round(m["sensitivity"], 4), round(m["ppv"], 4), m["fraction_matched"]
     (0.8571, 0.8571, 1.0)
     """
-    import scipy.sparse as sp
-
     clusters = as_clusters(clustering)
     if not 0 < overlap_threshold <= 1:
         raise ParameterError(
@@ -788,27 +813,20 @@ def compare_to_complexes(clustering, complexes, *, overlap_threshold=0.25, min_s
             "None of the complexes shares a protein with the clustering; check that both use the "
             "same identifiers (e.g. ORF names vs gene names, STRING ids with the taxon prefix)."
         )
-    complex_by_node = sp.csr_array(
-        (np.ones(len(rows)), (rows, cols)), shape=(n_complexes, len(index))
-    )
     crow, ccol = [], []
     for j, cluster in enumerate(clusters):
-        for label in set(cluster):
-            crow.append(index[label])
-            ccol.append(j)
-    node_by_cluster = sp.csr_array(
-        (np.ones(len(crow)), (crow, ccol)), shape=(len(index), len(clusters))
-    )
-    T = (complex_by_node @ node_by_cluster).tocoo()
-    t, ti, tj = T.data, T.row, T.col
+        members = {index[label] for label in cluster}
+        crow.extend(members)
+        ccol.extend([j] * len(members))
+    cluster_sizes = np.bincount(np.asarray(ccol, dtype=np.int64), minlength=len(clusters)).astype(np.float64)
+    # T[i, j]: the proteins complex i shares with cluster j, a (complex, cluster) pair per protein in both
+    T = _count_pairs(*_joined(rows, cols, crow, ccol, len(index)), len(clusters))
+    t, ti, tj = T.count, T.row, T.col
     N = np.asarray(sizes, dtype=np.float64)
-    cluster_sizes = np.asarray(node_by_cluster.sum(axis=0)).ravel()
     row_sums = np.bincount(ti, weights=t, minlength=n_complexes)
     col_sums = np.bincount(tj, weights=t, minlength=len(clusters))
-    row_max = np.zeros(n_complexes)
-    np.maximum.at(row_max, ti, t)
-    col_max = np.zeros(len(clusters))
-    np.maximum.at(col_max, tj, t)
+    row_max = _max_by(ti, t, n_complexes)
+    col_max = _max_by(tj, t, len(clusters))
 
     sensitivity = float(row_max.sum() / N.sum())
     hit = col_sums > 0
