@@ -285,9 +285,10 @@ def modularity(G, clustering, *, weight="weight"):
 
 
 def _modularity(graph, member, k):
-    coo = graph.matrix.tocoo()
-    off = coo.row != coo.col
-    rows, cols, w = coo.row[off], coo.col[off], coo.data[off].astype(np.float64)
+    m = graph.csc
+    rows, cols = m.indices.astype(np.int64), m.columns()
+    off = rows != cols
+    rows, cols, w = rows[off], cols[off], m.data[off].astype(np.float64)
     total = w.sum()
     if total == 0:
         return 0.0

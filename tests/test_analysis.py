@@ -237,22 +237,23 @@ def test_complex_measures_on_cyc2008():
     assert compare_to_complexes(complexes, complexes)["ppv"] < 1
 
 
-def test_comparisons_and_complex_scores_load_no_scipy():
-    """Distances between clusterings and scores against complexes count with
-    numpy alone: importing scipy.sparse takes longer (0.2-0.4 s) than the
-    README's demo spends on them."""
+def test_quality_comparisons_and_complex_scores_load_no_scipy():
+    """clm info's figures, distances between clusterings and scores against
+    complexes count with numpy alone: importing scipy.sparse takes longer
+    (0.2-0.4 s) than the README's demo spends on them."""
     script = (
         "import sys, netmcl, netmcl.datasets\n"
-        "from netmcl.analysis import compare, compare_to_complexes\n"
+        "from netmcl.analysis import compare, compare_to_complexes, quality\n"
         "G = netmcl.datasets.load_collins2007()\n"
         "a, b = netmcl.mcl(G, attribute=None), netmcl.mcl(G, inflation=4.0, attribute=None)\n"
         "compare(a, b)\n"
+        "q = quality(G, a)\n"
         "m = compare_to_complexes(a, netmcl.datasets.load_cyc2008())\n"
-        "print(round(m['sensitivity'], 3), 'scipy' in sys.modules)\n"
+        "print(round(q['modularity'], 5), round(m['sensitivity'], 3), 'scipy' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["0.945", "False"]
+    assert out.stdout.split() == ["0.78714", "0.945", "False"]
 
 
 def test_inputs_accepted():
