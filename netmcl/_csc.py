@@ -146,18 +146,24 @@ def indptr_of(cols, n):
     return indptr
 
 
-def distinct(values):
+def distinct(values, counts=False):
     """The distinct values of an integer array, ascending: ``np.unique(values)``
     without its check for masked arrays, which imports ``numpy.ma`` (16 ms and
-    1.3 MB, a tenth of a small clustering run).
+    1.3 MB, a tenth of a small clustering run); with ``counts=True`` also how
+    often each occurs, as ``np.unique(values, return_counts=True)``.
 
     Examples
     --------
     >>> distinct([3, 1, 3, 2, 1]).tolist()
     [1, 2, 3]
+    >>> [a.tolist() for a in distinct([3, 1, 3, 2, 1], counts=True)]
+    [[1, 2, 3], [2, 1, 2]]
     """
     values = np.sort(np.asarray(values).ravel())
     keep = np.empty(values.size, dtype=bool)
     keep[:1] = True
     np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
+    if not counts:
+        return values[keep]
+    starts = np.flatnonzero(keep)
+    return values[starts], np.diff(starts, append=values.size)

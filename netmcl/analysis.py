@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._compiled import kernels
-from ._csc import CscMatrix
+from ._csc import CscMatrix, distinct, indptr_of, spans
 from .exceptions import NotAPartitionError, ParameterError
 
 __all__ = [
@@ -439,7 +439,7 @@ class _Table(NamedTuple):
 
 def _count_pairs(rows, cols, n_cols):
     """The table counting how often each (row, column) pair occurs in `rows`, `cols`."""
-    codes, counts = np.unique(np.asarray(rows, dtype=np.int64) * n_cols + cols, return_counts=True)
+    codes, counts = distinct(np.asarray(rows, dtype=np.int64) * n_cols + cols, counts=True)
     return _Table(codes // n_cols, codes % n_cols, counts.astype(np.float64))
 
 
@@ -453,14 +453,11 @@ def _max_by(index, values, size):
 def _joined(left, left_node, right_node, right, n_nodes):
     """The pairs (``left[s]``, ``right[t]``) of the memberships s and t that
     name the same node (``left_node[s] == right_node[t]``), s ascending."""
-    left, left_node = np.asarray(left, dtype=np.int64), np.asarray(left_node, dtype=np.int64)
-    right_node = np.asarray(right_node, dtype=np.int64)
+    right_node, left_node = np.asarray(right_node, dtype=np.int64), np.asarray(left_node, dtype=np.int64)
     by_node = np.asarray(right, dtype=np.int64)[np.argsort(right_node, kind="stable")]
-    per_node = np.bincount(right_node, minlength=n_nodes)
-    reps = per_node[left_node]  # the right memberships of each left one's node
-    ends = np.cumsum(reps)
-    at = np.repeat(np.cumsum(per_node)[left_node] - ends, reps) + np.arange(int(reps.sum()))
-    return np.repeat(left, reps), by_node[at]
+    indptr = indptr_of(right_node, n_nodes)  # node v's right memberships: by_node[indptr[v]:indptr[v + 1]]
+    reps = np.diff(indptr)[left_node]
+    return np.repeat(np.asarray(left, dtype=np.int64), reps), by_node[spans(indptr[left_node], reps)]
 
 
 def _contingency(a, b):
