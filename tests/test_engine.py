@@ -15,7 +15,7 @@ import netmcl
 from netmcl._csc import CscMatrix
 from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
-from netmcl.engines.cpu import SERIAL_WORK, available_cores, parse_memory
+from netmcl.engines.cpu import SERIAL_WORK, CpuEngine, available_cores, parse_memory
 from netmcl.graph import SparseGraph
 from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
 from netmcl.params import MclParams
@@ -147,8 +147,13 @@ def test_budget_too_small_is_a_clear_error(gavin):
 
 
 def _first_failure(graph, params, budget, k=4):
-    """The iteration (1..k) at which an engine under `budget` stops, and its message; (None, '') if none."""
-    engine = get_engine("cpu", threads=2, max_memory=budget)
+    """The iteration (1..k) at which an engine under `budget` stops, and its message; (None, '') if none.
+
+    The engine takes runs of 16 heavy columns on every host: the default
+    depends on the CPU (runs of 8 on Intel's), and with it the threads'
+    scratch that the budget must hold, so that a budget that runs out partway
+    on one host could be enough on another."""
+    engine = CpuEngine(threads=2, max_memory=budget, wide_runs=True)
     engine.load(start_matrix(graph, params))
     for it in range(1, k + 1):
         try:
