@@ -62,8 +62,8 @@ _ROOT = Path(__file__).resolve().parent
 
 _WORK = (
     "Tuple((float64[::1], uint8[::1], uint64[::1], int32[::1], int32[::1], float64[::1], int32[::1], float32[::1],"
-    " float32[::1], int32[::1], float32[::1], int64[::1], int64[::1], int32[::1], uint8[::1], float32[:, ::1],"
-    " int32[::1], float64[::1], uint64[::1]))"
+    " float32[::1], int32[::1], float32[::1], int64[::1], int64[::1], int64[::1], int64[::1], int32[::1], uint8[::1],"
+    " float32[:, ::1], int32[::1], float64[::1], uint64[::1]))"
 )
 _BYTES = "Array(uint8, 1, 'C', readonly=True)"
 _COORDS = "int32[::1], int32[::1], float32[::1], int64, int32[::1], float32[::1]"
@@ -73,17 +73,35 @@ _COORDS = "int32[::1], int32[::1], float32[::1], int64, int32[::1], float32[::1]
 #: and float32 values, C-contiguous.
 KERNELS = {
     "block_cuts": ("netmcl.engines._kernels", "block_cuts", "int64[::1], int64[::1], int32[::1], int64"),
-    "column_flops": ("netmcl.engines._kernels", "column_flops", "int64[::1], int64[::1], int64[:, ::1], int32[::1]"),
-    "column_leaders": ("netmcl.engines._kernels", "column_leaders", "int64[::1], int64[::1], int32[::1], float32[::1]"),
+    "column_flops": (
+        "netmcl.engines._kernels",
+        "column_flops",
+        "int64[::1], int64[::1], int64[:, ::1], int32[::1], int32[::1], int64[::1]",
+    ),
+    "column_leaders": (
+        "netmcl.engines._kernels",
+        "column_leaders",
+        "int64[::1], int64[::1], int32[::1], int32[::1], int64[::1], float32[::1]",
+    ),
     "expand_columns": (
         "netmcl.engines._kernels",
         "expand_columns",
-        "int64, int64, int64[::1], int64[::1], int32[::1], float32[::1], int64[::1], int64[:, ::1], int64[::1], int64,"
-        f" int64, float64, int64, int64, float64, float64, float64, int64, int64, {_WORK}",
+        "int64, int64, int64[::1], int64[::1], int32[::1], int32[::1], int64[::1], int64[::1], float32[::1],"
+        " int64[::1], int64[:, ::1], int64[::1], int64, int64, float64, int64, int64, float64, float64, float64, int64,"
+        f" int64, {_WORK}",
     ),
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
-    "full_rows_u16": ("netmcl.engines._kernels", "full_rows", "int64[::1], int64[::1], int64[:, ::1], uint16[::1]"),
+    "full_rows": (
+        "netmcl.engines._kernels",
+        "full_rows",
+        "int64[::1], int64[::1], int64[:, ::1], int32[::1], int32[::1], int64[::1], int32[::1]",
+    ),
+    "gap_rows": (
+        "netmcl.engines._kernels",
+        "gap_rows",
+        "int64[::1], uint16[::1], uint8[::1], uint16[::1], int64[::1], int64[::1]",
+    ),
     "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean, int64, int64"),
     "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64, int64"),
@@ -104,14 +122,25 @@ KERNELS = {
     "scan_native": ("netmcl.io._scan", "scan_native", f"{_BYTES}, int64, int64, float64[::1]"),
 }
 #: kernels also compiled for uint16 node ids, named ``<name>_u16``, with the first so many int32 arrays
-#: uint16: the engine's rows (matrices of at most 262,144 nodes, in row blocks past 65,536) and the
-#: coordinates' rows and columns (a label file's arcs between at most 65,536 nodes)
-_U16 = {"column_flops": 1, "column_leaders": 1, "expand_columns": 1, "csc_max": 2, "edge_max": 2}
+#: uint16: the engine's rows and the exceptions' array of the same type (matrices of at most 262,144 nodes,
+#: in row blocks past 65,536) and the coordinates' rows and columns (a label file's arcs between at most
+#: 65,536 nodes)
+_U16 = {"column_flops": 2, "column_leaders": 2, "expand_columns": 2, "full_rows": 2, "csc_max": 2, "edge_max": 2}
+#: the engine's kernels also compiled for rows stored as one-byte gaps, named ``<name>_u8``: the rows uint8,
+#: the next so many int32 arrays uint16: the rows stored whole (``_kernels._next_row``) and the rows written out
+_U8 = {"column_flops": 1, "column_leaders": 1, "expand_columns": 1, "full_rows": 2}
 KERNELS.update(
     (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", _U16[name])))
     for name, (module, function, args) in list(KERNELS.items())
     if name in _U16
 )
+KERNELS.update(
+    (f"{name}_u8", (module, function, args.replace("int32[::1]", "uint8[::1]", 1).replace("int32[::1]", "uint16[::1]",
+                                                                                            _U8[name])))
+    for name, (module, function, args) in list(KERNELS.items())
+    if name in _U8
+)
+del KERNELS["full_rows"]  # int32 rows are stored whole: only narrow rows need it
 
 #: the modules the kernels are built into, by the suffix of the module's name:
 #: the engine's kernels for int32 rows, which only a matrix of more than 262,144
@@ -157,7 +186,8 @@ def kernels():
     >>> K = kernels()
     >>> indptr = np.array([0, 1, 3], dtype=np.int64)
     >>> one_block = np.empty((0, 2), dtype=np.int64)
-    >>> K.column_flops(indptr[:-1], indptr[1:], one_block, np.array([1, 0, 1], dtype=np.int32)).tolist()
+    >>> rows, whole = np.array([1, 0, 1], dtype=np.int32), np.empty(0, dtype=np.int32)
+    >>> K.column_flops(indptr[:-1], indptr[1:], one_block, rows, whole, indptr[:0]).tolist()
     [2, 3]
     """
     if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":
@@ -357,6 +387,22 @@ def _build(out_dir, suffix, names):
         print(_STEP_DONE, flush=True)
         return result
 
+    from numba.core.codegen import CPUCodeLibrary
+
+    from netmcl.engines._kernels import ALWAYS_INLINE
+
+    # the innermost loops are marked for LLVM to inline them whatever its estimate of the cost; they are found
+    # by their names as numba mangles them (were that to change, they would only be inlined where LLVM chooses)
+    add_llvm_module = CPUCodeLibrary.add_llvm_module
+    marks = tuple(f"8_kernels{len(name)}{name}B" for name in ALWAYS_INLINE)
+
+    def add_inlined(library, ll_module):
+        for fn in ll_module.functions:
+            if not fn.is_declaration and any(mark in fn.name for mark in marks):
+                fn.add_function_attribute("alwaysinline")
+        add_llvm_module(library, ll_module)
+
+    CPUCodeLibrary.add_llvm_module = add_inlined
     numba.pycc.compiler.Flags = _GilFreeFlags
     numba.pycc.compiler.compile_extra = compile_and_say
     cc = CC(MODULE + suffix)

@@ -163,7 +163,7 @@ def _first_failure(graph, params, budget, k=4):
     return None, ""
 
 
-@pytest.mark.parametrize("budget", ["1250K", "1750K", "2250K", "2750K"])
+@pytest.mark.parametrize("budget", ["1250K", "1750K", "2250K", "2500K"])
 def test_budget_too_small_midway_names_a_budget_for_the_whole_iteration(gavin, budget):
     """A budget that runs out partway through an iteration, its next iterand
     filling it, gets the iteration's size extrapolated from the columns done,
@@ -489,7 +489,10 @@ def test_column_leaders_and_the_order_of_heavy_columns(gavin):
     indptr = np.array([0, 3, 4, 7])
     rows = np.array([0, 1, 2, 1, 0, 1, 2], dtype=np.int32)
     vals = np.array([0.5, 0.3, 0.2, 1.0, 0.4, 0.4, 0.2], dtype=np.float32)
-    assert kernels().column_leaders(indptr[:-1], indptr[1:], rows, vals).tolist() == [1, 1, 0]
+    assert kernels().column_leaders(indptr[:-1], indptr[1:], rows, rows[:0], indptr[:0], vals).tolist() == [1, 1, 0]
+    gaps, whole, per, _ = _gap_rows(np.diff(indptr), rows.astype(np.uint16))
+    excat = np.cumsum(per) - per
+    assert kernels().column_leaders_u8(indptr[:-1], indptr[1:], gaps, whole, excat, vals).tolist() == [1, 1, 0]
     params = MclParams.build(inflation=2.0)
     engine = CpuEngine(threads=2)
     engine.load(start_matrix(gavin, params))
@@ -518,7 +521,8 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
     alone.load(start, n_rule=n0 + pad)
     big.load(padded)
     one_block = np.empty((0, n0), dtype=np.int64)
-    flops = kernels().column_flops(start.indptr[:-1], start.indptr[1:], one_block, start.indices.astype(np.int32))
+    rows, whole = start.indices.astype(np.int32), np.empty(0, dtype=np.int32)
+    flops = kernels().column_flops(start.indptr[:-1], start.indptr[1:], one_block, rows, whole, start.indptr[:0])
     assert (flops * SORT_BELOW < n0 + pad).any() and (flops > 0).all()
     for it in range(1, 4):
         inflation = inflation_at(params, it)
@@ -598,10 +602,67 @@ def test_narrow_rows_give_the_wide_iterands(network):
         assert narrow.result().indices.dtype == np.int32
 
 
+def _gap_rows(counts, rows):
+    """``gap_rows``' two passes: the gaps (written over a copy of `rows`), the
+    rows stored whole, and per column how many, in all and past the first."""
+    from netmcl._compiled import kernels
+
+    per, inner = np.zeros(counts.size, dtype=np.int64), np.zeros(counts.size, dtype=np.int64)
+    kernels().gap_rows(counts, rows, np.empty(0, dtype=np.uint8), rows[:0], per, inner)
+    whole = np.empty(per.sum(), dtype=np.uint16)
+    over = rows.copy()
+    kernels().gap_rows(counts, over, over.view(np.uint8), whole, per, inner)
+    return over.view(np.uint8)[: rows.size], whole, per, inner
+
+
+def test_gap_rows_store_gaps_of_one_byte_and_the_other_rows_whole():
+    """A gap of 1-255 from the row before is stored as such; a gap of 256 or
+    more, and a column's first row where it is 0, as 0, the row stored whole
+    apart, counted per column in all and past its first entry; and the rows
+    read back are the rows."""
+    from netmcl._compiled import kernels
+
+    counts = np.zeros(800, dtype=np.int64)  # the columns of a matrix of 800 nodes, 4 of them not empty
+    counts[:4] = 6, 1, 0, 3
+    rows = np.array([0, 1, 255, 256, 512, 767, 300, 5, 261, 262], dtype=np.uint16)
+    gaps, whole, per, inner = _gap_rows(counts, rows)
+    assert gaps.tolist() == [0, 1, 254, 1, 0, 255, 0, 5, 0, 1]
+    assert whole.tolist() == [0, 512, 300, 261] and per[:4].tolist() == [2, 1, 0, 1] and not per[4:].any()
+    assert inner[:4].tolist() == [1, 0, 0, 1] and not inner[4:].any()
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    one_block = np.empty((0, counts.size), dtype=np.int64)
+    back = np.empty(rows.size, dtype=np.uint16)
+    kernels().full_rows_u8(indptr[:-1], indptr[1:], one_block, gaps, whole, np.cumsum(per) - per, back)
+    assert back.tolist() == rows.tolist()
+
+
+@pytest.mark.parametrize("threads, budget", [(1, None), (2, None), (2, "6M")])
+def test_rows_as_gaps_give_the_iterands_of_whole_rows(gavin, threads, budget):
+    """Gavin's iterands with rows stored as one-byte gaps (the dense ones, some
+    rows stored whole, in some columns past their first entry, which are read
+    with a check an entry, the others without) are the same bits as with
+    whole uint16 rows, columns computed in any order, in one phase or many."""
+    params = MclParams.build(inflation=1.6)
+    whole = _iterands(gavin, CpuEngine(threads=threads, gap_rows=False), params, 5)
+    engine = CpuEngine(threads=threads, max_memory=budget)
+    engine.load(start_matrix(gavin, params))
+    kinds = set()
+    for it, expected in enumerate(whole, start=1):
+        stats = engine.iterate(inflation_at(params, it), params.pruning())
+        inner = engine._excn[engine._colstop > engine._colstart] if engine._excn.size else np.zeros(1)
+        kinds.add((engine._indices.dtype.name, (inner > 0).any() and (inner == 0).any(), stats.extra["ordered"],
+                   stats.extra["phases"] > 1))
+        assert _same(engine.result(), expected)
+    assert ("uint8", True, True, budget is not None) in kinds
+
+
 @pytest.mark.parametrize("n, rows, blocks", [(65_536, np.uint16, 1), (65_537, np.uint16, 2), (262_145, np.int32, 1)])
 def test_rows_are_narrow_up_to_262144_nodes(n, rows, blocks):
-    """A ring of n nodes: rows are uint16 (in blocks of 65,536 past 65,536 nodes)
-    up to 262,144 nodes, and the first iterand is right."""
+    """A ring of n nodes: rows are uint16 (in blocks of 65,536 past 65,536
+    nodes) up to 262,144 nodes, and the first iterand is right.  Up to 65,536
+    nodes they would be one-byte gaps, but a ring's columns hold 3 entries,
+    the first of which takes a row stored whole: more than one in
+    GAP_EXCEPTIONS, and whole rows are kept."""
     from netmcl.engines.cpu import CpuEngine
 
     nodes = np.arange(n)

@@ -44,7 +44,13 @@ stored block after block with ``cuts`` saying where each block starts
 (``_block``).  Each entry then takes 6 bytes instead of 8, and the expansion
 reads a quarter less.  A heavy column fills its accumulator one block after
 the other, so that the part being filled (512 KB) stays in L2; each row still
-receives its products over k ascending.
+receives its products over k ascending.  On matrices of one block the rows
+may instead be stored as one-byte gaps from the row before in the column
+(uint8), a gap of 0 standing for a row stored whole apart (``_next_row``,
+``gap_rows``): the rows of PPI networks and community graphs cluster, and
+their dense iterands then take 5 bytes an entry.  Every kernel reads rows
+through ``_next_row``, in the order stored; the type of the rows chooses the
+reading when the kernel is compiled.
 
 A light column's rows are listed as they are first reached and put in order
 through a bitmap of the rows (``_gather``), not sorted: sorting was half of
@@ -94,6 +100,15 @@ from ._constants import (
     TALLY_FIELDS,
 )
 
+#: the kernels' innermost loops, which a build ahead of time (``netmcl._compiled``)
+#: inlines into their callers whatever LLVM's estimate of the cost.  Each is
+#: called once per column read, and LLVM's estimate is near its limit: reading
+#: rows as gaps as well tipped it, the loops were called instead of inlined, and
+#: the medium inputs took 2-6 % longer (numba's own ``inline="always"``, which
+#: inlines before LLVM sees the code, was slower still).  numba's JIT, where
+#: the kernels cannot be built, keeps LLVM's choice.
+ALWAYS_INLINE = ("_add_read", "_add_lanes_line", "_add_products", "_add_line")
+
 
 @leaf
 def _block(colstart, colstop, cuts, k, h):
@@ -107,30 +122,81 @@ def _block(colstart, colstop, cuts, k, h):
 
 
 @leaf
-def _pattern(colstart, colstop, cuts, indices, j, out):
+def _exceptions(indices, excat, k):
+    """Where column k's rows stored whole start in `exc` (``_next_row``): 0 for
+    rows not stored as gaps."""
+    return uintp(excat[k]) if indices.itemsize == 1 else uintp(0)
+
+
+@leaf
+def _next_row(indices, exc, r, row, e):
+    """The row of entry r, given `row`, that of the entry before it in its
+    column (0 before the first), and `e`, where the column's next row stored
+    whole is in `exc`; and where the next one after it is.
+
+    Rows stored as uint8 are one-byte gaps: entry r's row is `row` plus
+    ``indices[r]``, or ``exc[e]`` where that gap is 0 (a gap of 256 or more,
+    or a first row of 0).  Other rows are stored whole (`row` and `e` are not
+    used).  Which one is known when the kernel is compiled, and so is an
+    `exc` of None: a column with no row stored whole past its first entry,
+    read from the row ``_reading`` gives, by adding gaps alone.
+    """
+    g = uintp(indices[r])
+    if indices.itemsize != 1:
+        return g, e
+    if exc is None:
+        return row + g, e
+    if g == 0:
+        return uintp(exc[e]), e + uintp(1)
+    return row + g, e
+
+
+@leaf
+def _reading(indices, exc, excat, excn, k, q, end):
+    """How to read column k, entries q .. end - 1 (``_next_row``): whether a
+    row stored whole may come past its first entry (``excn[k]`` of them do),
+    and the row and the place in `exc` to start from.  Where none does, the
+    row to start from is the first row less the first gap, so that adding
+    the gaps alone reads every row: the caller then passes an `exc` of None,
+    and the loop has no branch."""
+    if indices.itemsize != 1:
+        return False, uintp(0), uintp(0)
+    e = uintp(excat[k])
+    if excn[k] != 0:
+        return True, uintp(0), e
+    if q < end and indices[q] == 0:
+        return False, uintp(exc[e]), e
+    return False, uintp(0), e
+
+
+@leaf
+def _pattern(colstart, colstop, cuts, indices, exc, excat, j, out):
     """Write the rows of column j (block offsets added) to `out`, in the order
     stored; return how many."""
     m = 0
+    e = _exceptions(indices, excat, j)
     for h in range(cuts.shape[0] + 1):
         base = uintp(h) << uintp(BLOCK_SHIFT)
         low, high = _block(colstart, colstop, cuts, j, h)
+        row = uintp(0)
         for p in range(low, high):
-            out[m] = base + uintp(indices[p])
+            row, e = _next_row(indices, exc, p, row, e)
+            out[m] = base + row
             m += 1
     return m
 
 
 @njit(cache=True, nogil=True)
-def column_flops(colstart, colstop, cuts, indices):
+def column_flops(colstart, colstop, cuts, indices, exc, excat):
     """Per column j, the expansion work: the summed lengths of the columns it reads
     (column k's entries are ``colstart[k] .. colstop[k] - 1``, in row blocks
-    split by `cuts`, see ``_block``)."""
+    split by `cuts`, see ``_block``; rows as ``_next_row`` reads them)."""
     n = colstart.size
     flops = np.zeros(n, dtype=np.int64)
     rows = np.empty(n, dtype=np.int64)
     for j in range(n):
         f = 0
-        for t in range(_pattern(colstart, colstop, cuts, indices, j, rows)):
+        for t in range(_pattern(colstart, colstop, cuts, indices, exc, excat, j, rows)):
             k = rows[t]
             f += colstop[k] - colstart[k]
         flops[j] = f
@@ -164,28 +230,29 @@ def block_cuts(colstart, colstop, indices, blocks):
 
 
 @njit(cache=True, nogil=True)
-def full_rows(colstart, colstop, cuts, indices):
-    """The rows of every stored entry, block offsets added, as int32 (in the order stored)."""
+def full_rows(colstart, colstop, cuts, indices, exc, excat, rows):
+    """Write the rows of every stored entry, block offsets added, to `rows` (in the
+    order stored): int32, or uint16 for rows stored as gaps (one row block)."""
     n = colstart.size
-    rows = np.empty(indices.size, dtype=np.int32)
     column = np.empty(n, dtype=np.int32)
     for k in range(n):
         start = colstart[k]
-        m = _pattern(colstart, colstop, cuts, indices, k, column)
+        m = _pattern(colstart, colstop, cuts, indices, exc, excat, k, column)
         rows[start : start + m] = column[:m]
-    return rows
 
 
 @njit(cache=True, nogil=True)
-def column_leaders(colstart, colstop, indices, data):
+def column_leaders(colstart, colstop, indices, exc, excat, data):
     """Per column j, the row of its largest entry other than j itself (the
     first such row on ties; j for a column holding nothing else)."""
     n = colstart.size
     leaders = np.arange(n)
     for j in range(n):
         best = np.float32(-1.0)
+        row, e = uintp(0), _exceptions(indices, excat, j)
         for p in range(uintp(colstart[j]), uintp(colstop[j])):
-            i = np.int64(indices[p])
+            row, e = _next_row(indices, exc, p, row, e)
+            i = np.int64(row)
             if i != j and data[p] > best:
                 best = data[p]
                 leaders[j] = i
@@ -550,18 +617,31 @@ def _prefetch_rest(indices, data, ahead, ahead_end):
 
 
 @leaf
-def _add_products(colstart, colstop, indices, data, k, f, acc, ahead, ahead_end):
-    """acc[i] += float32(f * M[i, k]) for the entries of column k (mcl's dense
-    path), prefetching entries ahead .. ahead_end - 1 (the next column read) a
-    line per LINE products."""
-    q, end = uintp(colstart[k]), uintp(colstop[k])
+def _add_products(indices, exc, reading, data, q, end, f, acc, ahead, ahead_end):
+    """acc[i] += float32(f * M[i, k]) for the entries q .. end - 1 of a column
+    k (mcl's dense path), its rows read as `reading` (``_reading``) says,
+    prefetching entries ahead .. ahead_end - 1 (the next column read) a line
+    per LINE products."""
+    check, row, e = reading
     while q < end:
         stop = min(q + uintp(LINE), end)
         ahead = _prefetch_line(indices, data, ahead, ahead_end)
-        for r in range(q, stop):
-            acc[uintp(indices[r])] += np.float64(f * data[r])
+        if indices.itemsize == 1 and check:  # known when compiled for whole rows
+            row, e = _add_line(indices, exc, row, e, data, q, stop, f, acc)
+        else:
+            row, e = _add_line(indices, None, row, e, data, q, stop, f, acc)
         q = stop
     _prefetch_rest(indices, data, ahead, ahead_end)
+
+
+@leaf
+def _add_line(indices, exc, row, e, data, q, stop, f, acc):
+    """``_add_products`` for entries q .. stop - 1, from `row` and ``exc[e]``
+    (``_next_row``); returns where the rows are then."""
+    for r in range(q, stop):
+        row, e = _next_row(indices, exc, r, row, e)
+        acc[row] += np.float64(f * data[r])
+    return row, e
 
 
 @leaf
@@ -748,32 +828,48 @@ def _nonzero_entries(n, acc, first, stride, rows, vals):
 
 
 @leaf
-def _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors):
+def _head_row(n, indices, exc, heads, ends, at, excs, b):
+    """Read the row of column b's entry ``heads[b]`` into ``at[b]`` (n past its
+    last entry), ``at[b]`` holding the row before it, ``excs[b]`` where its next
+    row stored whole is (``_next_row``)."""
+    if heads[b] < ends[b]:
+        row, e = _next_row(indices, exc, uintp(heads[b]), uintp(at[b]), uintp(excs[b]))
+        at[b], excs[b] = row, e
+    else:
+        at[b] = n
+
+
+@leaf
+def _group_union(n, colstart, colstop, indices, exc, excat, data, cols, first, size, heads, ends, at, excs, ks, halves,
+                 factors):
     """The union of the patterns of columns cols[first .. first+size-1], ascending.
 
     Fills ks[:u] with the rows k read, factors[:u, b] with M[k, cols[first+b]]
     (0 where that column does not hold k) and halves[:u] with a bit per half
     of LANES columns that holds k; returns u and the vector operations the
     run takes (the lengths of the columns read, once per half reading them).
+    `heads`, `ends`, `at` and `excs` (a slot per column) hold the walk's
+    entries, ends, rows and exceptions (``_head_row``).
     """
     for b in range(size):
         heads[b] = colstart[cols[first + b]]
         ends[b] = colstop[cols[first + b]]
+        at[b], excs[b] = 0, _exceptions(indices, excat, cols[first + b])
+        _head_row(n, indices, exc, heads, ends, at, excs, b)
     u = 0
     work = 0
     while True:
         k = n
         for b in range(size):
-            if heads[b] < ends[b] and indices[heads[b]] < k:
-                k = indices[heads[b]]
+            k = min(k, at[b])
         if k == n:
             return u, work
         h = 0
         for b in range(size):
-            p = heads[b]
-            if p < ends[b] and indices[p] == k:
-                factors[u, b] = data[p]
-                heads[b] = p + 1
+            if at[b] == k:
+                factors[u, b] = data[heads[b]]
+                heads[b] += 1
+                _head_row(n, indices, exc, heads, ends, at, excs, b)
                 h |= 1 << (b // LANES)
             else:
                 factors[u, b] = np.float32(0.0)
@@ -792,27 +888,46 @@ def _lanes(factors, t, first):
 
 
 @leaf
-def _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, shift, f, g):
-    """For the entries q .. end-1 of a column read, ``_add_lanes`` into the
-    interleaved accumulators ``buf[i * stride + shift ...]`` of each entry's
-    row i, with the lanes' factors `f`, and also into the LANES after them
-    with `g` unless it is None; prefetching entries ahead .. ahead_end - 1 (the
-    next column read) a line per LINE products."""
+def _add_read(indices, exc, reading, data, q, end, ahead, ahead_end, buf, stride, shift, f, g):
+    """For the entries q .. end - 1 of a column read, its rows read as
+    `reading` (``_reading``) says, ``_add_lanes``
+    into the interleaved accumulators ``buf[i * stride + shift ...]`` of each
+    entry's row i, with the lanes' factors `f`, and also into the LANES after
+    them with `g` unless it is None; prefetching entries ahead .. ahead_end -
+    1 (the next column read) a line per LINE products.
+
+    A column with no row stored whole past its first entry is read without a
+    check an entry, in the same loop: a matrix of whole rows is always read so.
+    """
+    check, i, e = reading
+    bits = uintp(trailing_zeros(uintp(stride)))
     while q < end:
         stop = min(q + uintp(LINE), end)
         ahead = _prefetch_line(indices, data, ahead, ahead_end)
-        for r in range(q, stop):
-            row = uintp(indices[r]) * uintp(stride) + uintp(shift)
-            _add_lanes(buf, row, f, data[r])
-            if g is not None:
-                _add_lanes(buf, row + uintp(LANES), g, data[r])
+        if indices.itemsize == 1 and check:  # known when compiled for whole rows
+            i, e = _add_lanes_line(indices, exc, i, e, data, q, stop, buf, bits, shift, f, g)
+        else:
+            i, e = _add_lanes_line(indices, None, i, e, data, q, stop, buf, bits, shift, f, g)
         q = stop
     _prefetch_rest(indices, data, ahead, ahead_end)
 
 
 @leaf
-def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, group, flops, sharing, buf, heads, ends,
-                  ks, halves, factors):
+def _add_lanes_line(indices, exc, i, e, data, q, stop, buf, bits, shift, f, g):
+    """``_add_read`` for entries q .. stop - 1 (a stride of ``2**bits``), from
+    row `i` and ``exc[e]`` (``_next_row``); returns where the rows are then."""
+    for r in range(q, stop):
+        i, e = _next_row(indices, exc, r, i, e)
+        row = (i << bits) + uintp(shift)
+        _add_lanes(buf, row, f, data[r])
+        if g is not None:
+            _add_lanes(buf, row + uintp(LANES), g, data[r])
+    return i, e
+
+
+@leaf
+def _expand_heavy(n, colstart, colstop, cuts, indices, exc, excat, excn, data, cols, first, size, group, flops, sharing,
+                  buf, heads, ends, at, excs, ks, halves, factors):
     """Accumulate the heavy dense-path columns cols[first .. first+size-1] together.
 
     The columns read are visited once for the whole group, in ascending
@@ -833,21 +948,26 @@ def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, 
     Runs of several columns are taken only on matrices of one row block
     (`cuts` empty: ``run_size``).
     """
-    u, work = _group_union(n, colstart, colstop, indices, data, cols, first, size, heads, ends, ks, halves, factors)
+    u, work = _group_union(
+        n, colstart, colstop, indices, exc, excat, data, cols, first, size, heads, ends, at, excs, ks, halves, factors
+    )
     stride = NARROW_LANES if size <= NARROW_LANES else LANES if size <= LANES else RUN
     if buf.size >= stride * n and flops * LANES >= sharing * work * min(stride, LANES):
         for t in range(u):
             lo = _lanes(factors, t, 0)
             hi = _lanes(factors, t, LANES)
             ahead, ahead_end = _next_column(colstart, colstop, cuts, ks, t, u)
-            q, end = uintp(colstart[ks[t]]), uintp(colstop[ks[t]])
+            k = uintp(ks[t])
+            q, end = uintp(colstart[k]), uintp(colstop[k])
+            reading = _reading(indices, exc, excat, excn, k, q, end)
             if stride == NARROW_LANES:
-                _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, 0, lo[:NARROW_LANES], None)
+                _add_read(indices, exc, reading, data, q, end, ahead, ahead_end, buf, stride, 0, lo[:NARROW_LANES],
+                          None)
             elif halves[t] == 3:
-                _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, 0, lo, hi)
+                _add_read(indices, exc, reading, data, q, end, ahead, ahead_end, buf, stride, 0, lo, hi)
             else:  # one half reads the column
                 low_half = halves[t] == 1
-                _add_read(indices, data, q, end, ahead, ahead_end, buf, stride, 0 if low_half else LANES,
+                _add_read(indices, exc, reading, data, q, end, ahead, ahead_end, buf, stride, 0 if low_half else LANES,
                           lo if low_half else hi, None)
         return stride
     for low in range(0, size, group):
@@ -860,10 +980,10 @@ def _expand_heavy(n, colstart, colstop, cuts, indices, data, cols, first, size, 
                 ahead, ahead_end = uintp(colstart[ks[following]]), uintp(colstop[ks[following]])
             for b in range(low, high):
                 if factors[t, b] != 0.0:
-                    _add_products(
-                        colstart, colstop, indices, data, uintp(ks[t]), factors[t, b], buf[b * n : (b + 1) * n], ahead,
-                        ahead_end,
-                    )
+                    k = uintp(ks[t])
+                    q, end = uintp(colstart[k]), uintp(colstop[k])
+                    _add_products(indices, exc, _reading(indices, exc, excat, excn, k, q, end), data, q, end,
+                                  factors[t, b], buf[b * n : (b + 1) * n], ahead, ahead_end)
                     ahead = ahead_end  # fetched once per column read
             t = following
     return 0
@@ -882,7 +1002,7 @@ def _next_read(factors, t, u, low, high):
 
 
 @leaf
-def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched, branch_free):
+def _expand_light(n, colstart, colstop, cuts, indices, exc, excat, data, j, pattern, acc, touched, branch_free):
     """Expand column j with float32-rounded products (mcl's dense path), listing rows.
 
     Sums run over k ascending in a double accumulator; sums that are exactly
@@ -900,20 +1020,23 @@ def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, to
     all or nearly none do, the branch is predicted and costs less.
     """
     u = 0
-    m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+    m = _pattern(colstart, colstop, cuts, indices, exc, excat, j, pattern)
     first = uintp(colstart[j])
     for t in range(m):
         k = uintp(pattern[t])
         f = data[first + uintp(t)]
         ahead, ahead_end = _next_column(colstart, colstop, cuts, pattern, t, m)
+        e = _exceptions(indices, excat, k)
         for h in range(cuts.shape[0] + 1):
             base = uintp(h) << uintp(BLOCK_SHIFT)
             q, end = _block(colstart, colstop, cuts, k, h)
+            row = uintp(0)
             while q < end:
                 stop = min(q + uintp(LINE), end)
                 ahead = _prefetch_line(indices, data, ahead, ahead_end)
                 for r in range(q, stop):
-                    i = base + uintp(indices[r])
+                    row, e = _next_row(indices, exc, r, row, e)
+                    i = base + row
                     prod = np.float64(f * data[r])
                     a = acc[i]
                     new = (a == 0.0) & (prod != 0.0)
@@ -927,7 +1050,7 @@ def _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, to
 
 
 @leaf
-def _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched):
+def _expand_sparse(n, colstart, colstop, cuts, indices, exc, excat, data, j, pattern, acc, mark, touched):
     """Expand column j with exact double products (mcl's sparse path).
 
     Every row reached is an entry, even one whose sum rounds to a float32
@@ -935,20 +1058,23 @@ def _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, m
     reached are ``touched[:u]``; returns u.
     """
     u = 0
-    m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+    m = _pattern(colstart, colstop, cuts, indices, exc, excat, j, pattern)
     first = uintp(colstart[j])
     for t in range(m):
         k = uintp(pattern[t])
         f = np.float64(data[first + uintp(t)])
         ahead, ahead_end = _next_column(colstart, colstop, cuts, pattern, t, m)
+        e = _exceptions(indices, excat, k)
         for h in range(cuts.shape[0] + 1):
             base = uintp(h) << uintp(BLOCK_SHIFT)
             q, end = _block(colstart, colstop, cuts, k, h)
+            row = uintp(0)
             while q < end:
                 stop = min(q + uintp(LINE), end)
                 ahead = _prefetch_line(indices, data, ahead, ahead_end)
                 for r in range(q, stop):
-                    i = base + uintp(indices[r])
+                    row, e = _next_row(indices, exc, r, row, e)
+                    i = base + row
                     if mark[i] == 0:
                         mark[i] = 1
                         touched[u] = i
@@ -1043,11 +1169,11 @@ def _prune_column(
 
 
 @leaf
-def _expand_alone(colstart, colstop, cuts, indices, data, j, pattern, buf):
+def _expand_alone(colstart, colstop, cuts, indices, exc, excat, excn, data, j, pattern, buf):
     """Accumulate the heavy column j, alone, into `buf` (mcl's dense path):
     one row block after the other, so that the block's part of the
-    accumulator stays in L2."""
-    m = _pattern(colstart, colstop, cuts, indices, j, pattern)
+    accumulator stays in L2 (rows stored as gaps come in one block)."""
+    m = _pattern(colstart, colstop, cuts, indices, exc, excat, j, pattern)
     first = uintp(colstart[j])
     blocks = cuts.shape[0] + 1
     for h in range(blocks):
@@ -1056,7 +1182,10 @@ def _expand_alone(colstart, colstop, cuts, indices, data, j, pattern, buf):
         part = buf[uintp(h) << uintp(BLOCK_SHIFT) :]
         for t in range(m):
             ahead, ahead_end = _next_column(low, high, cuts[:0], pattern, t, m)
-            _add_products(low, high, indices, data, uintp(pattern[t]), data[first + uintp(t)], part, ahead, ahead_end)
+            k = uintp(pattern[t])
+            q, end = uintp(low[k]), uintp(high[k])
+            _add_products(indices, exc, _reading(indices, exc, excat, excn, k, q, end), data, q, end,
+                          data[first + uintp(t)], part, ahead, ahead_end)
 
 
 @leaf
@@ -1098,7 +1227,7 @@ def work_arrays(n, run):
     accumulators (the first one when runs have one column); the expanded
     column's rows, values and partition scratch; the rows and values that
     survive its cutoff; the union walk's
-    heads, ends, rows read, halves and factors; the selection's histogram
+    heads, ends, their rows and exceptions (``_head_row``), rows read, halves and factors; the selection's histogram
     (``_kth_largest``); the measures of a run's interleaved columns
     (``_measure_lanes``); the rows at or above the cutoff, a byte a row per
     LANES columns (``_survivors``).  Accumulators start zeroed."""
@@ -1109,8 +1238,9 @@ def work_arrays(n, run):
         np.empty(n, dtype=np.int32), _line_aligned_zeros(run * n) if run > 1 else acc,
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32),
         np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float32),
-        np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
-        np.empty(heavy, dtype=np.int32), np.empty(heavy, dtype=np.uint8), np.empty((heavy, RUN), dtype=np.float32),
+        np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64), np.empty(run, dtype=np.int64),
+        np.empty(run, dtype=np.int64), np.empty(heavy, dtype=np.int32), np.empty(heavy, dtype=np.uint8),
+        np.empty((heavy, RUN), dtype=np.float32),
         np.empty(RADIX_BUCKETS, dtype=np.int32), np.empty(TALLY_FIELDS * RUN),
         np.zeros(max(1, run // LANES) * ((n + 7) // 8), dtype=np.uint64),
     )
@@ -1118,8 +1248,8 @@ def work_arrays(n, run):
 
 @njit(cache=True, nogil=True)
 def expand_columns(
-    n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos_lo, pos_hi, cut, select, recover, pct,
-    inflation, lane_sharing, run, room, work,
+    n_rule, n, colstart, colstop, indices, exc, excat, excn, data, flops, cuts, order, pos_lo, pos_hi, cut, select,
+    recover, pct, inflation, lane_sharing, run, room, work,
 ):
     """Expand, prune, rescale and inflate columns ``order[pos_lo .. pos_hi - 1]``.
 
@@ -1130,11 +1260,16 @@ def expand_columns(
         the whole graph's, also when this matrix is one of its components.
     n : int
         Number of rows (= columns) of the matrix.
-    colstart, colstop, indices, data : arrays
+    colstart, colstop, indices, exc, excat, excn, data : arrays
         The column-stochastic matrix: column k's rows and values are
         ``indices[colstart[k] : colstop[k]]`` and ``data[...]`` (int32 or
         uint16, float32), rows ascending.  The columns may be stored in any
-        order (for a CSC matrix, ``indptr[:-1]`` and ``indptr[1:]``).
+        order (for a CSC matrix, ``indptr[:-1]`` and ``indptr[1:]``).  Rows
+        stored as one-byte gaps (uint8, one row block) have those after a gap
+        of 256 or more (or a first row of 0) stored whole in `exc` (uint16),
+        column k's from ``excat[k]`` on, ``excn[k]`` of them past its first
+        entry (``_next_row``, ``_reading``); other rows take an empty `exc` of
+        their own type and empty `excat` and `excn`.
     flops : int64 array
         Per column, the expansion work (``column_flops``).
     cuts : int64 array, shape (blocks - 1, n)
@@ -1183,13 +1318,14 @@ def expand_columns(
         Entries kept per column and row block, in the order computed.
     out_idx, out_val : arrays
         The kept entries, column after column in the order computed, rows
-        ascending (stored as in `indices`: offsets in their block).
+        ascending (of `exc`'s type: offsets in their block; ``gap_rows``
+        stores them as gaps).
     chaos : float
         The largest chaos of the columns (-inf for no column).
     stats : float64 array
         Counters, see the ``STAT_*`` slots.
     """
-    out_idx = np.empty(max(room, 1), dtype=indices.dtype)
+    out_idx = np.empty(max(room, 1), dtype=exc.dtype)
     out_val = np.empty(out_idx.size, dtype=np.float32)
     stats = np.zeros(N_STATS, dtype=np.float64)
     stats[STAT_MIN_MASS] = np.inf
@@ -1201,8 +1337,8 @@ def expand_columns(
     while True:
         # `_columns` allocates nothing: it stops at a column that does not fit the output, which grows here
         pos, n_out, chaos, m = _columns(
-            n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos, pos_lo, pos_hi, cut, select, recover,
-            pct, inflation, lane_sharing, run, work, out_idx, out_val, n_out, counts, stats, carry,
+            n_rule, n, colstart, colstop, indices, exc, excat, excn, data, flops, cuts, order, pos, pos_lo, pos_hi, cut,
+            select, recover, pct, inflation, lane_sharing, run, work, out_idx, out_val, n_out, counts, stats, carry,
         )
         chaos_max = max(chaos_max, chaos)
         if pos == pos_hi:
@@ -1216,8 +1352,8 @@ def expand_columns(
 
 @leaf
 def _columns(
-    n_rule, n, colstart, colstop, indices, data, flops, cuts, order, pos, pos_lo, pos_hi, cut, select, recover, pct,
-    inflation, lane_sharing, run, work, out_idx, out_val, n_out, counts, stats, carry,
+    n_rule, n, colstart, colstop, indices, exc, excat, excn, data, flops, cuts, order, pos, pos_lo, pos_hi, cut, select,
+    recover, pct, inflation, lane_sharing, run, work, out_idx, out_val, n_out, counts, stats, carry,
 ):
     """``expand_columns``' work, from position `pos` of `order`, the output
     holding `n_out` entries, until the last column or one whose entries do
@@ -1231,8 +1367,8 @@ def _columns(
     of its columns are left, so that the next call goes on with it.
     """
     chaos_max = -np.inf
-    (acc, mark, bits, touched, pattern, buf, rows, vals, scratch, kept_rows, kept_vals, heads, ends, ks, halves,
-     factors, hist, tallies, marks) = work
+    (acc, mark, bits, touched, pattern, buf, rows, vals, scratch, kept_rows, kept_vals, heads, ends, at, excs, ks,
+     halves, factors, hist, tallies, marks) = work
     blocks = cuts.shape[0] + 1
     size, lanes, left = carry[0], carry[1], carry[2]
     group = group_size(n)
@@ -1252,8 +1388,8 @@ def _columns(
             lanes = 0
             if size > 1:
                 lanes = _expand_heavy(
-                    n, colstart, colstop, cuts, indices, data, order, pos, size, group, run_flops,
-                    lane_sharing, buf, heads, ends, ks, halves, factors,
+                    n, colstart, colstop, cuts, indices, exc, excat, excn, data, order, pos, size, group, run_flops,
+                    lane_sharing, buf, heads, ends, at, excs, ks, halves, factors,
                 )
                 words = (n + 7) >> 3
                 if lanes == NARROW_LANES:
@@ -1262,7 +1398,7 @@ def _columns(
                     _measure_lanes(buf, uintp(half), uintp(lanes), uintp(n), cut, tallies, marks,
                                    uintp(half * words), LANES)
             elif size == 1:
-                _expand_alone(colstart, colstop, cuts, indices, data, order[pos], pattern, buf)
+                _expand_alone(colstart, colstop, cuts, indices, exc, excat, excn, data, order[pos], pattern, buf)
             left = max(size, 1)
         j = order[pos]
         if size > 0:
@@ -1288,13 +1424,17 @@ def _columns(
         else:
             light = flops[j] * 10 >= n_rule  # mcl's rule for its dense product path
             if light:
-                u = _expand_light(n, colstart, colstop, cuts, indices, data, j, pattern, acc, touched, branch_free)
+                u = _expand_light(
+                    n, colstart, colstop, cuts, indices, exc, excat, data, j, pattern, acc, touched, branch_free
+                )
                 # the next light column (likely of the same community) lists its rows as this one would have
                 # been best listed: branch-free if a quarter to three quarters of its products reached a new row
                 branch_free = flops[j] < 4 * u < 3 * flops[j]
                 stats[STAT_DENSE_PATH] += 1
             else:
-                u = _expand_sparse(n, colstart, colstop, cuts, indices, data, j, pattern, acc, mark, touched)
+                u = _expand_sparse(
+                    n, colstart, colstop, cuts, indices, exc, excat, data, j, pattern, acc, mark, touched
+                )
             # reading the whole accumulator is cheaper than ordering the rows from a quarter of them on (not a
             # sixteenth: gen-10k's first iteration, whose columns reach about a tenth, 0.21-0.25 s against
             # 0.25-0.29 s with their rows ordered)
@@ -1328,3 +1468,36 @@ def _grown(out_idx, out_val, n_out, need):
     grown_idx[:n_out] = out_idx[:n_out]
     grown_val[:n_out] = out_val[:n_out]
     return grown_idx, grown_val
+
+
+@njit(cache=True, nogil=True)
+def gap_rows(counts, rows, gaps, exc, per, inner):
+    """Rows as one-byte gaps: the form ``_next_row`` reads.
+
+    `rows` (uint16, one row block) holds columns of ``counts[c]`` entries
+    each, rows ascending within a column.  With `gaps` empty, count per
+    column the rows to be stored whole (a gap of 0 or 256 or more) into
+    `per`, and those past the column's first entry into `inner` (both
+    zeroed).  Else write each entry's gap to `gaps` (uint8, 0 for a row
+    stored whole) and the rows stored whole to `exc`, sized from `per`.
+    `gaps` may be the memory of `rows` itself: an entry's gap is written
+    after its row is read, at or before it.
+    """
+    fill = gaps.size > 0
+    p = e = 0
+    for c in range(counts.size):
+        prev = 0
+        for t in range(counts[c]):
+            row = np.int64(rows[p])
+            whole = row == prev or row - prev > 255
+            if fill:
+                gaps[p] = 0 if whole else row - prev
+                if whole:
+                    exc[e] = row
+                    e += 1
+            elif whole:
+                per[c] += 1
+                if t > 0:
+                    inner[c] += 1
+            prev = row
+            p += 1

@@ -17,7 +17,11 @@ uint16 (6 bytes an entry, against mcl's 8): a quarter less memory, and a
 quarter less for the expansion to read.  Past 65,536 nodes they are offsets
 in row blocks of 65,536 rows, a column's entries stored block after block, and
 the engine keeps, per column, where each block after the first starts
-(``cuts``).  On Linux the next iterand is built
+(``cuts``).  On matrices of one row block (at most 65,536 nodes) they are
+one-byte gaps from the row before, the rare rows past a gap of 256 or more
+stored whole apart (``_kernels._next_row``): 5 bytes an entry on the
+community graphs and PPI networks, whose rows cluster, and a sixth less
+memory at the peak.  On Linux the next iterand is built
 in anonymous mappings backed by 2 MiB pages where the kernel has them: the
 expansion reads it in scattered columns, and on the 10k- and 50k-node
 community graphs this takes 3-8 % off the run.
@@ -69,6 +73,13 @@ CHUNK_WORK = 1 << 20
 #: matrices of at most this many nodes keep their rows as uint16 in the engine,
 #: in row blocks past 65,536
 NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
+#: an iterand's rows are kept as one-byte gaps while at most one entry in this
+#: many has its row stored whole as well.  A column with such a row past its
+#: first entry is read with a check an entry, mispredicted at each of those
+#: rows: with their first iterands' rows as gaps (one entry in 42-61 stored
+#: whole on BioNEV, 18-22 on mmseqs2) the runs took 13-16 % longer.  gen-10k's
+#: first iterand has one in 8,839, the PPI networks' one in 2,000-10,000.
+GAP_EXCEPTIONS = 64
 #: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
 #: up), row lists, pattern, values, partition scratch, cutoff survivors, the
 #: cutoff's marks of up to RUN columns)
@@ -265,6 +276,14 @@ class CpuEngine(Engine):
         accumulators interleaved, on matrices whose accumulators then fit
         `l2` (``_constants.narrow_nodes``), instead of alone or in small
         groups.  A speed setting only, as `lane_sharing`.
+    gap_rows : bool, default True
+        On matrices of at most 65,536 nodes, keep each iterand's row numbers
+        as one-byte gaps from the row before in the column, the rows after a
+        gap of 256 or more (and a first row of 0) stored whole apart: an
+        entry then takes about 5 bytes instead of 6.  An iterand where more
+        than one entry in ``GAP_EXCEPTIONS`` would be stored whole keeps
+        whole rows.  A memory setting only: the iterands are the same either
+        way.
     l2 : int, optional
         Bytes of a core's L2 cache, which bounds the runs of heavy columns:
         runs of ``LANES`` where their accumulators take at most half of it
@@ -282,7 +301,7 @@ class CpuEngine(Engine):
     name = "cpu"
 
     def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
-                 wide_runs=C.WIDE_RUNS, narrow_runs=True, l2=L2_BYTES):
+                 wide_runs=C.WIDE_RUNS, narrow_runs=True, l2=L2_BYTES, gap_rows=True):
         self.threads = available_cores() if threads is None else positive_integer("threads", threads)
         self.max_memory = parse_memory(max_memory)
         self._part_of = None  # (groups, whole budget) when spawned with a share of a budget (see spawn)
@@ -293,11 +312,16 @@ class CpuEngine(Engine):
         self.wide_runs = bool(wide_runs)
         self.narrow_runs = bool(narrow_runs)
         self.l2 = positive_integer("l2", l2)
+        self.gap_rows = bool(gap_rows)
+        self._gaps = False  # whether the iterands' rows may be stored as gaps (set by load)
+        self._sparser = False  # whether the iterand has fewer entries than the one before (set by _store)
         self._local = threading.local()
         # column k of the iterand: rows self._indices[self._colstart[k] : self._colstop[k]], values
         # the same slice of self._data; self._indptr is set while the columns are stored in order;
-        # self._cuts[h - 1, k]: where column k's row block h starts (``_kernels._block``; no rows: one block)
+        # self._cuts[h - 1, k]: where column k's row block h starts (``_kernels._block``; no rows: one block);
+        # rows stored as gaps (uint8): column k's rows stored whole are self._exc[self._excat[k]:] (empty otherwise)
         self._indptr = self._colstart = self._colstop = self._indices = self._data = self._cuts = None
+        self._exc = self._excat = self._excn = None
         self.n = 0
         self.n_rule = 0
 
@@ -311,18 +335,27 @@ class CpuEngine(Engine):
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
         rows, cuts = m.indices, np.empty((0, self.n), dtype=np.int64)
+        self._gaps = self.gap_rows and self.narrow_rows and self.n <= 1 << C.BLOCK_SHIFT
         if self.narrow_rows and self.n <= NARROW_NODES:
             blocks = -(-self.n >> C.BLOCK_SHIFT)
             if blocks > 1:
                 cuts = kernels().block_cuts(m.indptr[:-1], m.indptr[1:], rows, blocks)
             rows = rows.astype(np.uint16)  # the offset in the row's block: the low 16 bits
+        self._data = None  # no iterand before this one
         self._store(m.indptr, rows, m.data, None, cuts)
+        gaps = _as_gaps(np.diff(m.indptr), rows, always=False) if self._gaps else None
+        if gaps is not None:
+            gaps, exc, per, inner = gaps
+            self._indices = rows = gaps.copy()  # the gaps alone: their bytes, not the rows' twice as many
+            self._keep_gaps(exc, per, inner, None)
 
     def _store(self, indptr, indices, data, order, cuts):
         """Keep an iterand whose columns are stored in `order` (None: 0, 1, ...),
         `indptr` delimiting them in that order; ``cuts[h - 1, c]``: where row
         block h of the c-th column stored starts."""
-        self._indices, self._data = indices, data
+        self._sparser = self._data is not None and data.size < self._data.size
+        self._indices, self._data, self._exc = indices, data, np.empty(0, dtype=indices.dtype)
+        self._excat = self._excn = np.empty(0, dtype=np.int64)
         if order is None:
             self._indptr, self._colstart, self._colstop = indptr, indptr[:-1], indptr[1:]
         else:
@@ -334,10 +367,36 @@ class CpuEngine(Engine):
         self._cuts = np.empty((cuts.shape[0], self.n), dtype=np.int64)
         self._cuts[:, slice(None) if order is None else order] = cuts
 
+    def _keep_gaps(self, exc, per, inner, order):
+        """Take the iterand's rows, now gaps (``_as_gaps``), with the rows stored
+        whole, `exc`, of which the c-th column stored has ``per[c]``, ``inner[c]``
+        past its first entry; or keep them as whole rows (uint16) where more than
+        one entry in GAP_EXCEPTIONS has one, and then, where this iterand has
+        fewer entries than the one before, store the next ones, sparser still,
+        as whole rows from the start."""
+        starts = np.zeros(self.n, dtype=np.int64)
+        np.cumsum(per[:-1], out=starts[1:])
+        self._exc, self._excat, self._excn = exc, starts, inner
+        if order is not None:
+            self._excat, self._excn = np.empty_like(starts), np.empty_like(inner)
+            self._excat[order], self._excn[order] = starts, inner
+        if GAP_EXCEPTIONS * exc.size > self._indices.size:
+            self._indices = self._full_rows(np.uint16)
+            self._exc = np.empty(0, dtype=np.uint16)
+            self._excat = self._excn = np.empty(0, dtype=np.int64)
+            self._gaps = not self._sparser
+
+    def _full_rows(self, dtype):
+        """The iterand's rows as `dtype`, block offsets added (in the order stored)."""
+        rows = np.empty(self._indices.size, dtype=dtype)
+        full_rows = self._kernel("full_rows")
+        full_rows(self._colstart, self._colstop, self._cuts, self._indices, self._exc, self._excat, rows)
+        return rows
+
     def result(self):
         rows = self._indices
-        if self._cuts.shape[0]:
-            rows = kernels().full_rows_u16(self._colstart, self._colstop, self._cuts, rows)
+        if self._cuts.shape[0] or rows.dtype == np.uint8:
+            rows = self._full_rows(np.int32 if self._cuts.shape[0] else np.uint16)
         if self._indptr is not None:
             return CscMatrix(self._indptr, rows.astype(np.int32, copy=False), self._data, self.n)
         counts = self._colstop - self._colstart
@@ -350,19 +409,24 @@ class CpuEngine(Engine):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         engine = CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
                            narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs,
-                           l2=self.l2)
+                           l2=self.l2, gap_rows=self.gap_rows)
         if budget is not None and share > 1:
             engine._part_of = (share, self.max_memory)
         return engine
 
     @property
     def _entry_bytes(self):
-        """Bytes per stored entry of an iterand: row number (int32 before a matrix is loaded) and value."""
-        return (4 if self._indices is None else self._indices.itemsize) + 4
+        """Bytes per entry of the columns computed: row number (int32 before a matrix is loaded) and value."""
+        return (4 if self._exc is None else self._exc.itemsize) + 4
+
+    @property
+    def _kept_bytes(self):
+        """Bytes per entry of the next iterand, at most: a row stored as a gap may be stored whole as well."""
+        return self._entry_bytes + (1 if self._gaps else 0)
 
     def _kernel(self, name):
         """The compiled kernel `name` for the type of this matrix's rows."""
-        return getattr(kernels(), name + ("_u16" if self._indices.dtype == np.uint16 else ""))
+        return getattr(kernels(), name + {1: "_u8", 2: "_u16", 4: ""}[self._indices.itemsize])
 
     @property
     def _run(self):
@@ -380,7 +444,9 @@ class CpuEngine(Engine):
 
     def _column_estimates(self, pruning):
         """Per column: expansion work and a size estimate of the pruned column."""
-        flops = self._kernel("column_flops")(self._colstart, self._colstop, self._cuts, self._indices)
+        flops = self._kernel("column_flops")(
+            self._colstart, self._colstop, self._cuts, self._indices, self._exc, self._excat
+        )
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
         return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
@@ -406,7 +472,9 @@ class CpuEngine(Engine):
         heavy = self._heavy(flops)
         if np.count_nonzero(heavy) < 2 * C.RUN:
             return None
-        leaders = self._kernel("column_leaders")(self._colstart, self._colstop, self._indices, self._data)
+        leaders = self._kernel("column_leaders")(
+            self._colstart, self._colstop, self._indices, self._exc, self._excat, self._data
+        )
         roots = leaders
         for _ in range(int(self.n).bit_length()):
             roots = roots[roots]
@@ -454,7 +522,7 @@ class CpuEngine(Engine):
         """
         if self.max_memory is None:
             return self.n
-        room = (self.max_memory - fixed - written) // (2 * self._entry_bytes)
+        room = (self.max_memory - fixed - written) // (self._entry_bytes + self._kept_bytes)
         if room < int(estimate[start]):
             raise ParameterError(self._over_budget(start, estimate, fixed, written))
         base = cum[start - 1] if start else 0
@@ -473,7 +541,7 @@ class CpuEngine(Engine):
         by the columns' size estimates it named 236-248 MiB, too little).
         """
         held = fixed + written
-        column = 2 * self._entry_bytes * int(estimate[start])
+        column = (self._entry_bytes + self._kept_bytes) * int(estimate[start])
         need = held + column
         done = ""
         if start and written:
@@ -513,11 +581,13 @@ class CpuEngine(Engine):
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             return expand_columns(
-                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._data, flops, cuts, sequence, lo,
-                hi, cut, select, recover, pct, inflation, self.lane_sharing, self._run, room, self._work(),
+                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._exc, self._excat, self._excn,
+                self._data, flops, cuts, sequence, lo, hi, cut, select, recover, pct, inflation, self.lane_sharing,
+                self._run, room, self._work(),
             )
 
-        fixed = self._entry_bytes * self._indices.size + 16 * (self.n + 1) + cuts.nbytes
+        fixed = sum(a.nbytes for a in (self._indices, self._data, self._exc, self._excat, self._excn, cuts))
+        fixed += 16 * (self.n + 1)
         heavy = self._run  # heavy columns expanded together: accumulators, union, factors
         fixed += self.threads * ((SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
                                  + SCRATCH_BYTES)
@@ -525,8 +595,11 @@ class CpuEngine(Engine):
         # the next iterand has at most `bound` entries, and likely about as many as this one
         bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or physical_memory()) // self._entry_bytes)
         likely = min(bound, self._indices.size + self.n + 1)
-        out_idx = Appender(self._indices.dtype, likely, bound)
+        out_idx = Appender(np.uint8 if self._gaps else self._exc.dtype, likely, bound)
         out_val = Appender(np.float32, likely, bound)
+        # rows stored as gaps: those stored whole, and per column how many (in all, and past its first entry)
+        out_exc = Appender(np.uint16, 1, bound) if self._gaps else None
+        exc_counts = np.zeros((2, self.n), dtype=np.int64)
         total = np.zeros(C.N_STATS)
         total[C.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
@@ -536,11 +609,14 @@ class CpuEngine(Engine):
         pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
         try:
             while start < self.n:
-                written = out_idx.resident_bytes + out_val.resident_bytes
+                written = sum(out.resident_bytes for out in (out_idx, out_val, out_exc) if out is not None)
                 stop = self._phase_end(start, estimate, cum, fixed, written)
                 chunks = self._chunks(start, stop, work, cum, threads)
                 for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * threads)):
                     most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
+                    if out_exc is not None:  # one row block
+                        idx, exc, exc_counts[0, lo:hi], exc_counts[1, lo:hi] = _as_gaps(cnt.ravel(), idx, always=True)
+                        out_exc.append(exc, most)
                     out_idx.append(idx, most)
                     out_val.append(val, most)
                     counts[lo:hi] = cnt
@@ -557,6 +633,8 @@ class CpuEngine(Engine):
         np.cumsum(counts.sum(axis=1), out=indptr[1:])
         cuts = (indptr[:-1, None] + np.cumsum(counts[:, :-1], axis=1)).T  # blocks' starts, in the order stored
         self._store(indptr, out_idx.array(), out_val.array(), order, cuts)
+        if out_exc is not None:
+            self._keep_gaps(out_exc.array(), *exc_counts, order)
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
@@ -571,6 +649,23 @@ class CpuEngine(Engine):
             seconds=time.perf_counter() - t0,
             extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None},
         )
+
+
+def _as_gaps(counts, rows, always):
+    """`rows` (uint16, one row block, columns of ``counts[c]`` entries) as
+    one-byte gaps written over them (``_kernels.gap_rows``): the gaps, the
+    rows stored whole, and per column how many of those, in all and past its
+    first entry; None if not `always` and more than one entry in
+    GAP_EXCEPTIONS would be stored whole (the rows are then left as they are)."""
+    gap_rows = kernels().gap_rows
+    per, inner = np.zeros(counts.size, dtype=np.int64), np.zeros(counts.size, dtype=np.int64)
+    gap_rows(counts, rows, np.empty(0, dtype=np.uint8), np.empty(0, dtype=np.uint16), per, inner)
+    if not always and GAP_EXCEPTIONS * int(per.sum()) > rows.size:
+        return None
+    exc = np.empty(int(per.sum()), dtype=np.uint16)
+    gaps = rows.view(np.uint8)[: rows.size]
+    gap_rows(counts, rows, gaps, exc, per, inner)
+    return gaps, exc, per, inner
 
 
 def _in_order(pool, fn, items, window):
