@@ -19,9 +19,9 @@ in row blocks of 65,536 rows, a column's entries stored block after block, and
 the engine keeps, per column, where each block after the first starts
 (``cuts``).  On matrices of one row block (at most 65,536 nodes) they are
 one-byte gaps from the row before, the rare rows past a gap of 256 or more
-stored whole apart (``_kernels._next_row``): 5 bytes an entry on the
-community graphs and PPI networks, whose rows cluster, and a sixth less
-memory at the peak.  On Linux the next iterand is built
+stored whole apart (``_kernels._next_row``): 5 bytes an entry on the dense
+iterands of community graphs and PPI networks, whose rows cluster, and 5-12 %
+less peak memory on the medium inputs of ``benchmarks/``.  On Linux the next iterand is built
 in anonymous mappings backed by 2 MiB pages where the kernel has them: the
 expansion reads it in scattered columns, and on the 10k- and 50k-node
 community graphs this takes 3-8 % off the run.
