@@ -626,7 +626,7 @@ def _add_products(indices, exc, reading, data, q, end, f, acc, ahead, ahead_end)
     while q < end:
         stop = min(q + uintp(LINE), end)
         ahead = _prefetch_line(indices, data, ahead, ahead_end)
-        if indices.itemsize == 1 and check:  # known when compiled for whole rows
+        if indices.itemsize == 1 and check:  # never for whole rows, which the compiler knows
             row, e = _add_line(indices, exc, row, e, data, q, stop, f, acc)
         else:
             row, e = _add_line(indices, None, row, e, data, q, stop, f, acc)
@@ -904,7 +904,7 @@ def _add_read(indices, exc, reading, data, q, end, ahead, ahead_end, buf, stride
     while q < end:
         stop = min(q + uintp(LINE), end)
         ahead = _prefetch_line(indices, data, ahead, ahead_end)
-        if indices.itemsize == 1 and check:  # known when compiled for whole rows
+        if indices.itemsize == 1 and check:  # never for whole rows, which the compiler knows
             i, e = _add_lanes_line(indices, exc, i, e, data, q, stop, buf, bits, shift, f, g)
         else:
             i, e = _add_lanes_line(indices, None, i, e, data, q, stop, buf, bits, shift, f, g)
