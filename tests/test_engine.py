@@ -603,16 +603,11 @@ def test_narrow_rows_give_the_wide_iterands(network):
 
 
 def _gap_rows(counts, rows):
-    """``gap_rows``' two passes: the gaps (written over a copy of `rows`), the
-    rows stored whole, and per column how many, in all and past the first."""
-    from netmcl._compiled import kernels
+    """The engine's ``_as_gaps`` on a copy of `rows`: the gaps, the rows stored
+    whole, and per column how many, in all and past the first."""
+    from netmcl.engines.cpu import _as_gaps
 
-    per, inner = np.zeros(counts.size, dtype=np.int64), np.zeros(counts.size, dtype=np.int64)
-    kernels().gap_rows(counts, rows, np.empty(0, dtype=np.uint8), rows[:0], per, inner)
-    whole = np.empty(per.sum(), dtype=np.uint16)
-    over = rows.copy()
-    kernels().gap_rows(counts, over, over.view(np.uint8), whole, per, inner)
-    return over.view(np.uint8)[: rows.size], whole, per, inner
+    return _as_gaps(counts, rows.copy(), always=True)
 
 
 def test_gap_rows_store_gaps_of_one_byte_and_the_other_rows_whole():

@@ -314,7 +314,6 @@ class CpuEngine(Engine):
         self.l2 = positive_integer("l2", l2)
         self.gap_rows = bool(gap_rows)
         self._gaps = False  # whether the iterands' rows may be stored as gaps (set by load)
-        self._sparser = False  # whether the iterand has fewer entries than the one before (set by _store)
         self._local = threading.local()
         # column k of the iterand: rows self._indices[self._colstart[k] : self._colstop[k]], values
         # the same slice of self._data; self._indptr is set while the columns are stored in order;
@@ -341,19 +340,17 @@ class CpuEngine(Engine):
             if blocks > 1:
                 cuts = kernels().block_cuts(m.indptr[:-1], m.indptr[1:], rows, blocks)
             rows = rows.astype(np.uint16)  # the offset in the row's block: the low 16 bits
-        self._data = None  # no iterand before this one
         self._store(m.indptr, rows, m.data, None, cuts)
         gaps = _as_gaps(np.diff(m.indptr), rows, always=False) if self._gaps else None
         if gaps is not None:
             gaps, exc, per, inner = gaps
-            self._indices = rows = gaps.copy()  # the gaps alone: their bytes, not the rows' twice as many
-            self._keep_gaps(exc, per, inner, None)
+            self._indices = gaps.copy()  # the gaps alone: their bytes, not the rows' twice as many
+            self._keep_gaps(exc, per, inner, None, sparser=False)
 
     def _store(self, indptr, indices, data, order, cuts):
         """Keep an iterand whose columns are stored in `order` (None: 0, 1, ...),
         `indptr` delimiting them in that order; ``cuts[h - 1, c]``: where row
         block h of the c-th column stored starts."""
-        self._sparser = self._data is not None and data.size < self._data.size
         self._indices, self._data, self._exc = indices, data, np.empty(0, dtype=indices.dtype)
         self._excat = self._excn = np.empty(0, dtype=np.int64)
         if order is None:
@@ -367,13 +364,13 @@ class CpuEngine(Engine):
         self._cuts = np.empty((cuts.shape[0], self.n), dtype=np.int64)
         self._cuts[:, slice(None) if order is None else order] = cuts
 
-    def _keep_gaps(self, exc, per, inner, order):
+    def _keep_gaps(self, exc, per, inner, order, sparser):
         """Take the iterand's rows, now gaps (``_as_gaps``), with the rows stored
         whole, `exc`, of which the c-th column stored has ``per[c]``, ``inner[c]``
         past its first entry; or keep them as whole rows (uint16) where more than
-        one entry in GAP_EXCEPTIONS has one, and then, where this iterand has
-        fewer entries than the one before, store the next ones, sparser still,
-        as whole rows from the start."""
+        one entry in GAP_EXCEPTIONS has one, and then, where this iterand is
+        `sparser` than the one before (fewer entries), store the next ones,
+        sparser still, as whole rows from the start."""
         starts = np.zeros(self.n, dtype=np.int64)
         np.cumsum(per[:-1], out=starts[1:])
         self._exc, self._excat, self._excn = exc, starts, inner
@@ -384,7 +381,7 @@ class CpuEngine(Engine):
             self._indices = self._full_rows(np.uint16)
             self._exc = np.empty(0, dtype=np.uint16)
             self._excat = self._excn = np.empty(0, dtype=np.int64)
-            self._gaps = not self._sparser
+            self._gaps = not sparser
 
     def _full_rows(self, dtype):
         """The iterand's rows as `dtype`, block offsets added (in the order stored)."""
@@ -599,7 +596,7 @@ class CpuEngine(Engine):
         out_val = Appender(np.float32, likely, bound)
         # rows stored as gaps: those stored whole, and per column how many (in all, and past its first entry)
         out_exc = Appender(np.uint16, 1, bound) if self._gaps else None
-        exc_counts = np.zeros((2, self.n), dtype=np.int64)
+        exc_counts = np.zeros((2, self.n), dtype=np.int64) if self._gaps else None
         total = np.zeros(C.N_STATS)
         total[C.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
@@ -632,9 +629,10 @@ class CpuEngine(Engine):
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts.sum(axis=1), out=indptr[1:])
         cuts = (indptr[:-1, None] + np.cumsum(counts[:, :-1], axis=1)).T  # blocks' starts, in the order stored
+        sparser = out_val.size < self._data.size
         self._store(indptr, out_idx.array(), out_val.array(), order, cuts)
         if out_exc is not None:
-            self._keep_gaps(out_exc.array(), *exc_counts, order)
+            self._keep_gaps(out_exc.array(), *exc_counts, order, sparser)
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
