@@ -47,7 +47,6 @@ import time
 import types
 import warnings
 import zlib
-from pathlib import Path
 
 import numpy as np
 
@@ -58,7 +57,7 @@ log = logging.getLogger("netmcl")
 #: the extension module's name (its init function is ``PyInit_<name>``)
 MODULE = "_netmcl_kernels"
 
-_ROOT = Path(__file__).resolve().parent
+_ROOT = os.path.dirname(os.path.realpath(__file__))
 
 _WORK = (
     "Tuple((float64[::1], uint8[::1], uint64[::1], int32[::1], int32[::1], float64[::1], int32[::1], float32[::1],"
@@ -103,7 +102,11 @@ KERNELS = {
         "int64[::1], uint16[::1], uint8[::1], uint16[::1], int64[::1], int64[::1]",
     ),
     "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean, int64, int64"),
-    "with_max_loops": ("netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1]"),
+    "with_max_loops": (
+        "netmcl.engines._kernels",
+        "with_max_loops",
+        "int64[::1], int32[::1], float32[::1], int32[::1], float32[::1]",
+    ),
     "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64, int64"),
     "csc_max": ("netmcl._graph_kernels", "csc_max", _COORDS),
     "edge_max": ("netmcl._graph_kernels", "edge_max", _COORDS),
@@ -123,9 +126,12 @@ KERNELS = {
 }
 #: kernels also compiled for uint16 node ids, named ``<name>_u16``, with the first so many int32 arrays
 #: uint16: the engine's rows and the exceptions' array of the same type (matrices of at most 262,144 nodes,
-#: in row blocks past 65,536) and the coordinates' rows and columns (a label file's arcs between at most
-#: 65,536 nodes)
-_U16 = {"column_flops": 2, "column_leaders": 2, "expand_columns": 2, "full_rows": 2, "csc_max": 2, "edge_max": 2}
+#: in row blocks past 65,536); on at most 65,536 nodes, the coordinates' rows and columns (a label file's
+#: arcs) and the rows they are merged into, and the rows of a start matrix and its submatrices
+_U16 = {
+    "column_flops": 2, "column_leaders": 2, "expand_columns": 2, "full_rows": 2,
+    "csc_max": 3, "edge_max": 3, "mirror_edges": 1, "weak_labels": 1, "principal": 1,
+}
 #: the engine's kernels also compiled for rows stored as one-byte gaps, named ``<name>_u8``: the rows uint8,
 #: the next so many int32 arrays uint16: the rows stored whole (``_kernels._next_row``) and the rows written out
 _U8 = {"column_flops": 1, "column_leaders": 1, "expand_columns": 1, "full_rows": 2}
@@ -141,6 +147,10 @@ KERNELS.update(
     if name in _U8
 )
 del KERNELS["full_rows"]  # int32 rows are stored whole: only narrow rows need it
+# a start matrix of at most 65,536 nodes, its rows written as uint16 from the graph's int32
+KERNELS["with_max_loops_u16"] = (
+    "netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1], uint16[::1], float32[::1]"
+)
 
 #: the modules the kernels are built into, by the suffix of the module's name:
 #: the engine's kernels for int32 rows, which only a matrix of more than 262,144
@@ -219,7 +229,7 @@ _LOADING = threading.Lock()
 @functools.cache
 def _cached_part(suffix):
     try:
-        return _load(_ensure_built(_cache_dir() / (_key() + suffix), suffix), suffix)
+        return _load(_ensure_built(os.path.join(_cache_dir(), _key() + suffix), suffix), suffix)
     except (OSError, ImportError) as exc:
         warnings.warn(
             f"netmcl could not compile its kernels ahead of time ({exc}); running them through numba's JIT "
@@ -246,10 +256,16 @@ def _jit_kernels():
 
 
 def _cache_dir():
+    """Where the builds are kept (paths are strings here: pathlib takes 0.5 MB of every run's memory)."""
     if os.environ.get("NETMCL_CACHE_DIR"):
-        return Path(os.environ["NETMCL_CACHE_DIR"]) / "kernels"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "netmcl" / "kernels"
+        return os.path.join(os.environ["NETMCL_CACHE_DIR"], "kernels")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "netmcl", "kernels")
+
+
+def _bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def _cpu():
@@ -271,12 +287,12 @@ def _key():
     zlib's checksums, not hashlib's: hashlib loads OpenSSL, 3 MB of every
     process's memory, and the key guards against stale builds, not attacks.
     """
-    parts = [(_ROOT / rel).read_bytes() for rel in _SOURCES]
+    parts = [_bytes(os.path.join(_ROOT, rel)) for rel in _SOURCES]
     for package in ("numba", "llvmlite"):
         # their versioneer file, found without importing them (importlib.metadata costs 12 ms)
-        init = Path(importlib.util.find_spec(package).origin)
-        version = init.with_name("_version.py")
-        parts.append((version if version.exists() else init).read_bytes())
+        init = importlib.util.find_spec(package).origin
+        version = os.path.join(os.path.dirname(init), "_version.py")
+        parts.append(_bytes(version if os.path.exists(version) else init))
     parts.append(f"{np.__version__} {sys.version} {_cpu()}".encode())
     crc, adler = 0, 1
     for part in parts:
@@ -285,12 +301,13 @@ def _key():
 
 
 def _module_file(directory, suffix):
-    return directory / (MODULE + suffix + importlib.machinery.EXTENSION_SUFFIXES[0])
+    return os.path.join(directory, MODULE + suffix + importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
 def _ensure_built(directory, suffix):
     """The directory of the module of the kernels ``PARTS[suffix]``, after building it there if it is not yet."""
-    if _module_file(directory, suffix).exists():
+    directory = os.fspath(directory)
+    if os.path.exists(_module_file(directory, suffix)):
         return directory
     import shutil
     import subprocess
@@ -299,14 +316,14 @@ def _ensure_built(directory, suffix):
 
     from ._progress import progress_bar
 
-    directory.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(directory), exist_ok=True)
     log.info(
         "Compiling %d of netmcl's kernels for this machine (once per machine and version, about %s) into %s",
         len(PARTS[suffix]), "half a minute" if suffix else "a minute", directory,
     )
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(dir=directory.parent, prefix="build-") as tmp:
-        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(directory), prefix="build-") as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
         child = subprocess.Popen(
             [sys.executable, "-m", "netmcl._compiled", tmp, suffix, *PARTS[suffix]],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -321,15 +338,15 @@ def _ensure_built(directory, suffix):
                 elif line.strip():
                     said.append(line.strip())
         status = child.wait()
-        if status != 0 or not _module_file(Path(tmp), suffix).exists():
+        if status != 0 or not os.path.exists(_module_file(tmp, suffix)):
             raise OSError(f"the build exited with status {status}: {' | '.join(said)}")
-        final = Path(tmp) / "final"
-        final.mkdir()
-        shutil.move(str(_module_file(Path(tmp), suffix)), str(_module_file(final, suffix)))
+        final = os.path.join(tmp, "final")
+        os.mkdir(final)
+        shutil.move(_module_file(tmp, suffix), _module_file(final, suffix))
         try:
             os.rename(final, directory)
         except OSError:
-            if not _module_file(directory, suffix).exists():  # not a concurrent build that finished first
+            if not os.path.exists(_module_file(directory, suffix)):  # not a concurrent build that finished first
                 raise
     log.info("Compiled netmcl's kernels in %.1f s", time.perf_counter() - t0)
     _prune(directory)
@@ -342,9 +359,11 @@ def _prune(built):
     import shutil
 
     cutoff = time.time() - KEEP_UNUSED_DAYS * 86400
-    for entry in built.parent.iterdir():
+    built = os.fspath(built)
+    for name in os.listdir(os.path.dirname(built)):
+        entry = os.path.join(os.path.dirname(built), name)
         try:
-            if entry != built and entry.stat().st_mtime < cutoff:
+            if entry != built and os.stat(entry).st_mtime < cutoff:
                 shutil.rmtree(entry)
                 log.info("Removed %s, a build of netmcl's kernels unused for %d days", entry, KEEP_UNUSED_DAYS)
         except OSError as exc:  # another process's build, or not ours to remove: leave it

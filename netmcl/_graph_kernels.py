@@ -52,7 +52,7 @@ def principal(indptr, indices, data, nodes):
         for p in range(indptr[nodes[t]], indptr[nodes[t] + 1]):
             kept += new_id[indices[p]] >= 0
         sub_indptr[t + 1] = sub_indptr[t] + kept
-    sub_indices = np.empty(sub_indptr[-1], dtype=np.int32)
+    sub_indices = np.empty(sub_indptr[-1], dtype=indices.dtype)  # a submatrix's rows fit the matrix's type
     sub_data = np.empty(sub_indptr[-1], dtype=np.float32)
     out = 0
     for t in range(nodes.size):

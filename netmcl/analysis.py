@@ -35,8 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._compiled import kernels
-from ._csc import CscMatrix, distinct, indptr_of, spans
+from ._csc import distinct, indptr_of, spans
 from .exceptions import NotAPartitionError, ParameterError
 
 __all__ = [
@@ -159,8 +158,7 @@ def _with_max_loops(graph):
     This is how ``clm info`` prepares the graph, as mcl does (an empty column
     gets a loop of 1).
     """
-    m = graph.csc
-    looped = CscMatrix(*kernels().with_max_loops(m.indptr, m.indices, m.data), m.shape[0])
+    looped = graph.csc.with_max_loops()
     return looped.indices.astype(np.int64), looped.columns(), looped.data.astype(np.float64)
 
 

@@ -59,8 +59,12 @@ def weak_components(matrix):
     >>> count, labels.tolist()
     (3, [0, 1, 1, 0, 2])
     """
-    count, labels = kernels().weak_labels(
-        np.ascontiguousarray(matrix.indptr, dtype=np.int64), np.ascontiguousarray(matrix.indices, dtype=np.int32)
+    rows = np.asarray(matrix.indices)
+    narrow = rows.dtype == np.uint16  # a start matrix's rows on at most 65,536 nodes
+    weak_labels = kernels().weak_labels_u16 if narrow else kernels().weak_labels
+    count, labels = weak_labels(
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.uint16 if narrow else np.int32),
     )
     return int(count), labels
 
@@ -161,8 +165,13 @@ def split_components(start, groups, engine, *, done=0):
         From :func:`component_groups`.
     engine : Engine
         Template: groups get engines from ``engine.spawn``.  A group that
-        holds a quarter of the nodes or more gets all its threads; the other
-        groups get one thread each and are iterated side by side.
+        holds a quarter of the entries or more gets all its threads and is
+        iterated first; the other groups get one thread each and are
+        iterated side by side.  Entries, not nodes: iterated side by side
+        with the others, a group with most of the work runs on one thread
+        and the process holds two groups' iterations at once (the mmseqs2
+        network's largest group has 20 % of the nodes and 74 % of the
+        entries; at 2 threads its peak memory went from 43.9 MB to 41.1).
     done : int
         Iterations already run on `start` (none of them converged).
 
@@ -174,7 +183,7 @@ def split_components(start, groups, engine, *, done=0):
     """
     start = CscMatrix.of(start)
     threads = getattr(engine, "threads", 1)
-    big = groups[0].size * 4 >= start.shape[0]
+    big = 4 * int(np.diff(start.indptr)[groups[0]].sum()) >= start.nnz
     tracks = []
     for g, nodes in enumerate(groups):
         alone = big and g == 0

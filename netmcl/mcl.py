@@ -21,6 +21,7 @@ from .clustering import Clustering
 from .components import component_groups, run_components, split_components
 from .engines import get_engine
 from .exceptions import ConvergenceWarning
+from .graph import U16_NODES
 from .interpret import interpret, sort_clusters
 from .params import MclParams
 
@@ -66,11 +67,12 @@ def _start(graph, params):
     """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy)."""
     m = graph.csc
     K = kernels()
+    # rows in 2 bytes where they fit, as the engine stores them: 6 bytes an entry until it takes them, not 8
+    rows = np.uint16 if m.shape[0] <= U16_NODES else np.int32
     if params.discard_loops:
-        indptr, indices, data = K.with_max_loops(m.indptr, m.indices, m.data)
-    else:
-        indptr, indices, data = m.indptr.copy(), m.indices.copy(), m.data.copy()  # the graph's stay untouched
-    m = CscMatrix(indptr, indices, data, m.shape[0])
+        m = m.with_max_loops(rows)
+    else:  # copies: the graph's arrays stay untouched
+        m = CscMatrix(m.indptr.copy(), m.indices.astype(rows), m.data.copy(), m.shape[0])
     if params.loop_gain is not None:
         on = m.indices == m.columns()
         m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)

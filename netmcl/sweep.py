@@ -12,7 +12,6 @@ from collections.abc import Mapping
 
 from ._progress import progress_bar
 from .adapters import to_sparse_graph
-from .analysis import compare_to_complexes, quality, split_join_distance
 from .engines import get_engine
 from .exceptions import ParameterError
 from .mcl import cluster_graph, first_expansion, inflate_first
@@ -211,6 +210,8 @@ def sweep(
     if not values:
         raise ParameterError("'inflations' must hold at least one inflation.")
     settings = [MclParams.build(inflation=i, **params) for i in values]  # validates everything first
+    from .analysis import compare_to_complexes, quality, split_join_distance  # not loaded by a clustering run
+
     graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
     complexes = None if complexes is None else [list(c) for c in complexes]
     eng = get_engine(engine, threads=threads)

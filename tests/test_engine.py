@@ -127,6 +127,12 @@ def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
     chunks = small._chunks(0, 2000, np.ones(2000), 64 * np.arange(1, 2001), 2)
     assert len(chunks) == 2000 * 64 // 512 - 2 + 2 * cpu.TAIL_SPLIT
     assert all(_same(a, b) for a, b in zip(usual, _iterands(gavin, small, params, 4)))
+    # one thread: chunks bound only their results' memory, and are cut by the estimate, whatever the work
+    one = get_engine("cpu", threads=1)  # nothing loaded: 8 bytes an estimated entry, 512 a chunk
+    work = np.r_[np.full(100, 1000.0), np.ones(1900)]
+    sizes = [hi - lo for lo, hi in one._chunks(0, 2000, work, 64 * np.arange(1, 2001), 1)]
+    assert len(sizes) == 250 and sum(sizes) == 2000 and max(sizes) - min(sizes) <= 2  # by work: 245 in the first 100
+    assert all(_same(a, b) for a, b in zip(usual, _iterands(gavin, one, params, 4)))
 
 
 def test_memory_budget_gives_the_same_iterands_in_many_phases(gavin):
@@ -244,6 +250,19 @@ def test_components_give_the_whole_runs_iterands_and_iteration_count(gavin):
     assert _same(limit, whole.result())
 
 
+def test_a_group_with_a_quarter_of_the_entries_takes_every_thread_first():
+    """Entries, not nodes: a 12-node clique and the pairs packed with it hold 40 % of the
+    entries in 24 % of the nodes; they are iterated first, on both threads."""
+    clique = [(a, b) for a in range(12) for b in range(a + 1, 12)]
+    pairs = [(12 + 2 * k, 13 + 2 * k) for k in range(100)]
+    g = SparseGraph.from_edges(*zip(*(clique + pairs)))
+    start = start_matrix(g, MclParams())
+    groups = component_groups(start, group_nodes=50)
+    assert groups[0].size == 50 and 4 * groups[0].size < g.n
+    tracks = split_components(start, groups, get_engine("cpu", threads=2))
+    assert tracks.big and [t.engine.threads for t in tracks.tracks] == [2] + [1] * (len(groups) - 1)
+
+
 def test_component_groups_cover_every_node_once(gavin):
     groups = component_groups(start_matrix(gavin, MclParams()), group_nodes=100)
     nodes = np.concatenate(groups)
@@ -272,6 +291,26 @@ def test_iteration_cap_warns_and_returns_clusters():
         cl = netmcl.mcl(G, max_iterations=3, attribute=None)
     assert cl.n_iterations == 3 and not cl.converged
     assert sum(cl.sizes) == G.number_of_nodes()
+
+
+def test_start_matrix_rows_are_uint16_where_they_fit(gavin):
+    """Up to 65,536 nodes a start matrix has the rows the engine keeps: uint16 (6 bytes an entry, not 8,
+    until the engine takes them); an engine told to keep int32 rows widens them."""
+    from netmcl.mcl import _start
+
+    for params in (MclParams(), MclParams.build(discard_loops=False, loop_gain=2.0)):
+        narrow = _start(gavin, params)
+        assert narrow.indices.dtype == np.uint16
+        scipy_form = start_matrix(gavin, params)  # through scipy, int32 or wider
+        assert np.array_equal(narrow.indices, scipy_form.indices) and np.array_equal(narrow.data, scipy_form.data)
+        wide = CpuEngine(threads=1, narrow_rows=False)
+        wide.load(narrow)
+        assert wide._indices.dtype == np.int32
+        usual = CpuEngine(threads=1)
+        usual.load(narrow)
+        for engine in (wide, usual):
+            engine.iterate(inflation_at(params, 1), params.pruning())
+        assert _same(wide.result(), usual.result())
 
 
 def test_start_matrix_loops_and_normalisation():

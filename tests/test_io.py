@@ -329,6 +329,23 @@ def test_tab_lines_keep_spaces_in_labels_and_crs_as_mcl():
     assert g.labels == ["the cat", "sat on", " a", "b c \r", "d", "e"]
 
 
+def test_labels_are_one_string_until_asked_for(caplog):
+    """A list of str takes 50-60 bytes a short label: a clustering run holds the file's labels as one
+    string, and the graph splits it when they are first asked for."""
+    from netmcl.graph import LabelLines
+
+    g = read_abc(io.BytesIO(b"p q 1\nq r 2\n"))
+    assert isinstance(g._labels, LabelLines) and g.n == 3
+    assert g.labels == ["p", "q", "r"] and g.labels is g.labels
+    assert "carriage return" not in caplog.text
+    for text, labels in [(b"p\tq\r\nr\ts\t1\n", ["p", "q\r", "r", "s"]), (b"p q 1\nr\ts\r\n", ["p", "q", "r", "s\r"])]:
+        caplog.clear()
+        assert read_abc(io.BytesIO(text)).labels == labels
+        assert "some labels end in a carriage return" in caplog.text
+    with pytest.raises(netmcl.ParameterError, match="needs 3 labels. Got 2 instead"):
+        SparseGraph(g.csc, labels=LabelLines("a\nb"))
+
+
 def test_repeated_and_reversed_edges_keep_the_maximum():
     g = read_abc(io.BytesIO(b"a b 0.5\nb a 0.75\na b 0.25\n"))
     assert entries(g) == {(0, 1): 0.75, (1, 0): 0.75}

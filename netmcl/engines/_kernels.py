@@ -272,18 +272,16 @@ def normalize_columns(indptr, data):
 
 
 @njit(cache=True, nogil=True)
-def with_max_loops(indptr, indices, data):
-    """The CSC arrays (int64, int32, float32) of a matrix whose loops are replaced,
-    as mcl does by default: each column gets a loop of its largest off-diagonal
-    value, or of 1 when it has none above zero.  Rows stay ascending."""
+def with_max_loops(indptr, indices, data, out_idx, out_val):
+    """The CSC arrays of a matrix whose loops are replaced, as mcl does by
+    default: each column gets a loop of its largest off-diagonal value, or of
+    1 when it has none above zero.  Rows stay ascending.
+
+    `out_idx` and `out_val` receive the entries (room for one more a column
+    than the matrix has, of the rows' type the caller wants); returns
+    ``(indptr, count)``, the entries being their first `count`."""
     n = indptr.size - 1
-    total = n
-    for j in range(n):
-        for p in range(indptr[j], indptr[j + 1]):
-            total += indices[p] != j
     out_ptr = np.empty(n + 1, dtype=np.int64)
-    out_idx = np.empty(total, dtype=np.int32)
-    out_val = np.empty(total, dtype=np.float32)
     q = 0
     for j in range(n):
         out_ptr[j] = q
@@ -304,7 +302,7 @@ def with_max_loops(indptr, indices, data):
         if not placed:
             out_idx[q], out_val[q], q = j, loop, q + 1
     out_ptr[n] = q
-    return out_ptr, out_idx, out_val
+    return out_ptr, q
 
 
 @leaf

@@ -5,7 +5,7 @@ import logging
 import numpy as np
 
 from ..exceptions import InputFileError
-from ..graph import U16_NODES, SparseGraph
+from ..graph import U16_NODES, LabelLines, SparseGraph
 from .._buffers import Appender
 from .._compiled import kernels
 from . import _codes
@@ -148,7 +148,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             name, "The file has no edges: it is empty or holds only comments and blank lines."
         )
     labels = scan.labels()
-    if any(label.endswith("\r") for label in labels):
+    if "\r\n" in labels.text or labels.text.endswith("\r"):
         log.warning(
             "%s: some labels end in a carriage return (a TAB-separated file with Windows line ends "
             "and no weights); mcl keeps it as part of the label, and so does netmcl.",
@@ -229,4 +229,4 @@ class _Scan:
     def labels(self):
         """The labels, in the order of their numbers."""
         names = self.tables[3][: max(int(self.state[_codes.S_NAME_BYTES]) - 1, 0)]
-        return names.tobytes().decode("utf-8", "surrogateescape").split("\n")
+        return LabelLines(names.tobytes().decode("utf-8", "surrogateescape"))
