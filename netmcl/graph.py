@@ -70,8 +70,10 @@ class SparseGraph:
     """
 
     def __init__(self, matrix, labels=None):
-        if isinstance(matrix, CscMatrix):
-            m = matrix
+        if isinstance(matrix, CscMatrix):  # a graph's rows are int32 (a CscMatrix may hold uint16 ones)
+            m = matrix if matrix.indices.dtype == np.int32 else CscMatrix(
+                matrix.indptr, matrix.indices.astype(np.int32), matrix.data, matrix.shape[0]
+            )
         else:
             import scipy.sparse as sp
 

@@ -101,3 +101,14 @@ def test_uint16_rows_are_canonical_as_int32_rows_are():
     for rows, canonical in [([0, 2, 1], True), ([2, 1, 0], False), ([0, 0, 1], False)]:  # columns [0, 2], [1], []
         for dtype in (np.int32, np.uint16):
             assert CscMatrix([0, 2, 3, 3], np.array(rows, dtype=dtype), [1.0, 1.0, 1.0], 3).is_canonical() == canonical
+
+
+def test_a_graph_given_uint16_rows_keeps_int32_rows_and_clusters():
+    from netmcl.engines import get_engine
+    from netmcl.mcl import cluster_graph
+    from netmcl.params import MclParams
+
+    rows = np.array([1, 0, 3, 2], dtype=np.uint16)
+    graph = SparseGraph(CscMatrix([0, 1, 2, 3, 4], rows, [1.0, 1.0, 1.0, 1.0], 4))
+    assert graph.csc.indices.dtype == np.int32
+    assert list(cluster_graph(graph, MclParams(), get_engine("cpu"))) == [[0, 1], [2, 3]]
