@@ -87,7 +87,7 @@ SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4 + C.RUN // C.LANE
 SCRATCH_BYTES = 4 * C.RADIX_BUCKETS + 8 * C.TALLY_FIELDS * C.RUN
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
 _M_MMAP_THRESHOLD = -3
-MAPPED_BLOCK_BYTES = 32 * 1024
+MAPPED_BLOCK_BYTES = 128 * 1024
 
 
 def map_large_blocks():
