@@ -426,10 +426,11 @@ def _run(args):
         print(out)
         return 0
     params, engine = _params_and_engine(args)
-    from .engines.cpu import map_large_blocks
+    from .engines.cpu import map_large_blocks, one_arena
     from .mcl import cluster_graph
 
-    map_large_blocks()  # this process is ours: freed arrays go back to the system
+    map_large_blocks()  # this process is ours: freed arrays go back to the system,
+    one_arena()  # and memory a thread frees is there for the others
     graph = _read_graph(args)
     keep_weights = bool(args.plot or args.cytoscape or args.cytoscape_url)
     with warnings.catch_warnings(record=True) as caught:

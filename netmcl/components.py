@@ -139,6 +139,7 @@ class _Track:
             stats = self.engine.iterate(inflation_at(params, it), params.pruning())
             self.stats.append(stats)
             if until_converged and stats.chaos < chaos_limit:
+                self.engine.release_scratch()  # until the whole run's end, if ever, while the others iterate
                 return
             if before is not None:
                 after = self.engine.result()
@@ -166,8 +167,9 @@ def split_components(start, groups, engine, *, done=0):
     engine : Engine
         Template: groups get engines from ``engine.spawn``.  A group that
         holds a quarter of the entries or more gets all its threads and is
-        iterated first; the other groups get one thread each and are
-        iterated side by side.  Entries, not nodes: iterated side by side
+        iterated last, when the others hold their limits (a few entries a
+        column) rather than their start matrices; the other groups get one
+        thread each and are iterated side by side.  Entries, not nodes: iterated side by side
         with the others, a group with most of the work runs on one thread
         and the process holds two groups' iterations at once (the mmseqs2
         network's largest group has 20 % of the nodes and 74 % of the
@@ -199,7 +201,7 @@ class Tracks:
     tracks: list
     n: int
     threads: int
-    big: bool  # the first group has every thread and runs before the others
+    big: bool  # the first group has every thread and runs after the others
     done: int
 
 
@@ -243,14 +245,14 @@ def run_components(tracks, params, *, inflation_at, chaos_limit):
 
     def each(fn):
         rest = tracks.tracks[1:] if tracks.big else tracks.tracks
-        if tracks.big:
-            fn(tracks.tracks[0])
         if tracks.threads > 1 and len(rest) > 1:
             with ThreadPoolExecutor(max_workers=tracks.threads) as pool:
                 list(pool.map(fn, rest))
         else:
             for t in rest:
                 fn(t)
+        if tracks.big:
+            fn(tracks.tracks[0])
 
     cap = params.max_iterations
     each(lambda t: t.advance(params, cap, until_converged=True, **common))

@@ -917,6 +917,39 @@ def test_map_large_blocks_returns_freed_arrays_to_the_system():
     assert rss["default"] - rss["mapped"] > 60 * 1024  # KiB: the eleven freed 8 MiB blocks
 
 
+_ARENA_SCRIPT = """
+import ctypes, os, sys, threading
+import numpy as np
+from netmcl.engines.cpu import one_arena
+
+if sys.argv[1] == "one":
+    assert one_arena()
+kept = []
+def allocate():
+    kept.extend(np.ones(100) for _ in range(1000))  # small blocks: from the thread's arena
+threads = [threading.Thread(target=allocate) for _ in range(3)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+os.dup2(1, 2)  # malloc_stats writes to standard error
+ctypes.CDLL(None).malloc_stats()
+"""
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "confstr") or not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"),
+    reason="glibc's allocator only",
+)
+def test_one_arena_keeps_every_thread_in_the_main_arena():
+    arenas = {
+        mode: subprocess.run([sys.executable, "-c", _ARENA_SCRIPT, mode], capture_output=True, text=True,
+                             check=True).stdout.count("Arena ")
+        for mode in ("default", "one")
+    }
+    assert arenas["one"] == 1 and arenas["default"] > 1, arenas
+
+
 def test_weak_components_match_scipy_on_random_patterns():
     from scipy.sparse.csgraph import connected_components
 

@@ -85,6 +85,11 @@ class Engine:
         """Return the current iterand as a :class:`~netmcl._csc.CscMatrix` (``to_scipy()`` converts)."""
         raise NotImplementedError
 
+    def release_scratch(self):
+        """Free what the iterations keep between them besides the iterand
+        (a group of components that has converged while others iterate);
+        the next iteration makes it again."""
+
     def spawn(self, *, threads, share):
         """A fresh engine of the same kind for one group of components.
 
