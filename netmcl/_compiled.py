@@ -50,7 +50,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["kernels"]
+__all__ = ["for_rows", "kernels"]
 
 log = logging.getLogger("netmcl")
 
@@ -203,6 +203,19 @@ def kernels():
     if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":
         return _jit_kernels()
     return _Compiled()
+
+
+def for_rows(name, dtype):
+    """The kernel `name` for rows of `dtype`: ``<name>_u16`` for uint16 rows
+    (the variants of :data:`_U16`), else `name` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> for_rows("principal", np.uint16) is kernels().principal_u16
+    True
+    """
+    return getattr(kernels(), name + ("_u16" if np.dtype(dtype) == np.uint16 else ""))
 
 
 class _Compiled:

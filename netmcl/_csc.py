@@ -10,7 +10,7 @@ where a user wants one.
 import numpy as np
 
 from ._buffers import Appender
-from ._compiled import kernels
+from ._compiled import for_rows
 
 __all__ = ["CscMatrix", "indptr_of", "spans"]
 
@@ -98,7 +98,7 @@ class CscMatrix:
         [[1.0, 4.0], [2.0, 0.0]]
         """
         nodes = np.ascontiguousarray(nodes, dtype=np.int64)
-        principal = kernels().principal_u16 if self.indices.dtype == np.uint16 else kernels().principal
+        principal = for_rows("principal", self.indices.dtype)
         return CscMatrix(*principal(self.indptr, self.indices, self.data, nodes), nodes.size)
 
     def with_max_loops(self, rows=np.int32):
@@ -116,8 +116,7 @@ class CscMatrix:
         n = self.shape[0]
         room = self.nnz + n  # every column may gain a loop
         indices, data = Appender(rows, room, room), Appender(np.float32, room, room)
-        loops = kernels().with_max_loops_u16 if np.dtype(rows) == np.uint16 else kernels().with_max_loops
-        indptr, count = loops(self.indptr, self.indices, self.data, indices.room(room), data.room(room))
+        indptr, count = for_rows("with_max_loops", rows)(self.indptr, self.indices, self.data, indices.room(room), data.room(room))
         return CscMatrix(indptr, indices.array(count), data.array(count), n)
 
     def diagonal(self):

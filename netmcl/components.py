@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._compiled import kernels
+from ._compiled import for_rows
 from ._csc import CscMatrix, spans
 
 __all__ = ["Tracks", "component_groups", "run_components", "split_components", "weak_components"]
@@ -60,11 +60,10 @@ def weak_components(matrix):
     (3, [0, 1, 1, 0, 2])
     """
     rows = np.asarray(matrix.indices)
-    narrow = rows.dtype == np.uint16  # a start matrix's rows on at most 65,536 nodes
-    weak_labels = kernels().weak_labels_u16 if narrow else kernels().weak_labels
-    count, labels = weak_labels(
-        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
-        np.ascontiguousarray(rows, dtype=np.uint16 if narrow else np.int32),
+    if rows.dtype != np.uint16:  # (a start matrix's rows on at most 65,536 nodes are uint16)
+        rows = rows.astype(np.int32, copy=False)
+    count, labels = for_rows("weak_labels", rows.dtype)(
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64), np.ascontiguousarray(rows)
     )
     return int(count), labels
 
@@ -169,11 +168,12 @@ def split_components(start, groups, engine, *, done=0):
         holds a quarter of the entries or more gets all its threads and is
         iterated last, when the others hold their limits (a few entries a
         column) rather than their start matrices; the other groups get one
-        thread each and are iterated side by side.  Entries, not nodes: iterated side by side
-        with the others, a group with most of the work runs on one thread
-        and the process holds two groups' iterations at once (the mmseqs2
-        network's largest group has 20 % of the nodes and 74 % of the
-        entries; at 2 threads its peak memory went from 43.9 MB to 41.1).
+        thread each and are iterated side by side.  Entries, not nodes:
+        iterated side by side with the others, a group with most of the work
+        runs on one thread and the process holds two groups' iterations at
+        once (the mmseqs2 network's largest group has 20 % of the nodes and
+        74 % of the entries; at 2 threads its peak memory went from 43.9 MB
+        to 41.1).
     done : int
         Iterations already run on `start` (none of them converged).
 

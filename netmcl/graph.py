@@ -8,7 +8,7 @@ through :attr:`SparseGraph.labels`.
 import numpy as np
 
 from ._buffers import Appender
-from ._compiled import kernels
+from ._compiled import for_rows
 from ._csc import CscMatrix
 from .exceptions import ParameterError
 
@@ -226,8 +226,7 @@ def _merge_max(arcs, n, mirror=False):
         arcs[i] = np.ascontiguousarray(arcs[i], dtype=dtype)
     total = arcs[0].size
     indices, data = Appender(ids, total, total), Appender(np.float32, total, total)
-    narrow = "_u16" if ids == np.uint16 else ""
-    merge = getattr(kernels(), ("edge_max" if mirror else "csc_max") + narrow)
+    merge = for_rows("edge_max" if mirror else "csc_max", ids)
     indptr, count = merge(*arcs, int(n), indices.room(total), data.room(total))
     arcs.clear()
     if not mirror:
@@ -235,6 +234,6 @@ def _merge_max(arcs, n, mirror=False):
     upper = indptr, indices.array(count), data.array(count)
     total = 2 * count
     indices, data = Appender(np.int32, total, total), Appender(np.float32, total, total)
-    indptr = getattr(kernels(), "mirror_edges" + narrow)(*upper, indices.room(total), data.room(total))
+    indptr = for_rows("mirror_edges", ids)(*upper, indices.room(total), data.room(total))
     del upper
     return CscMatrix(indptr, indices.array(int(indptr[-1])), data.array(int(indptr[-1])), n)
