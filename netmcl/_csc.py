@@ -102,10 +102,10 @@ class CscMatrix:
         return CscMatrix(*principal(self.indptr, self.indices, self.data, nodes), nodes.size)
 
     def with_max_loops(self, rows=np.int32):
-        """This matrix with every loop replaced as mcl does by default: each
-        column's by its largest other value, or 1 where it has none above zero
-        (int32 rows only); the rows of the result of type `rows` (int32, or
-        uint16 on at most 65,536 nodes).
+        """This matrix, whose rows must be int32 (a graph's), with every loop
+        replaced as mcl does by default: each column's by its largest other
+        value, or 1 where it has none above zero; the rows of the result of
+        type `rows` (int32, or uint16 on at most 65,536 nodes).
 
         Examples
         --------
@@ -116,7 +116,8 @@ class CscMatrix:
         n = self.shape[0]
         room = self.nnz + n  # every column may gain a loop
         indices, data = Appender(rows, room, room), Appender(np.float32, room, room)
-        indptr, count = for_rows("with_max_loops", rows)(self.indptr, self.indices, self.data, indices.room(room), data.room(room))
+        loops = for_rows("with_max_loops", rows)
+        indptr, count = loops(self.indptr, self.indices, self.data, indices.room(room), data.room(room))
         return CscMatrix(indptr, indices.array(count), data.array(count), n)
 
     def diagonal(self):
