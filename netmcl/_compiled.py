@@ -86,8 +86,8 @@ KERNELS = {
         "netmcl.engines._kernels",
         "expand_columns",
         "int64, int64, int64[::1], int64[::1], int32[::1], int32[::1], int64[::1], int64[::1], float32[::1],"
-        " int64[::1], int64[:, ::1], int64[::1], int64, int64, float64, int64, int64, float64, float64, float64, int64,"
-        f" int64, {_WORK}",
+        " int64[::1], int64[:, ::1], int64[::1], int64, int64, float64, int64, int64, float64, float64, float64, float64,"
+        f" float64, int64, int64, {_WORK}",
     ),
     "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
     "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),

@@ -348,27 +348,31 @@ def test_vector_path_gives_the_scalar_iterands(network):
 
     graph = _abc(network)
     params = MclParams.build(inflation=2.0)
-    runs = {}
+    runs, again = {}, {}  # again: sums of lone reads summed again in mcl's order
     for name, options in [
         ("never", {"lane_sharing": np.inf}),
         ("always", {"lane_sharing": 0.0, "wide_runs": True}),
         ("always, runs of 8", {"lane_sharing": 0.0, "wide_runs": False, "l2": 2 << 20}),
         ("always, runs of 4", {"lane_sharing": 0.0, "wide_runs": False, "l2": 256 << 10}),
+        ("always, lone reads apart", {"lane_sharing": 0.0, "lone_reads": 0.0}),
         ("default", {}),
     ]:
         engine = CpuEngine(threads=2, **options)
         engine.load(start_matrix(graph, params))
         runs[name] = []
+        again[name] = 0
         for it in range(1, 5):
             stats = engine.iterate(inflation_at(params, it), params.pruning())
             runs[name].append((engine.result().copy(), stats.extra["lanes"], stats.extra["ordered"]))
+            again[name] += stats.extra["in_order"]
     assert sum(lanes for _, lanes, _ in runs["never"]) == 0
     assert not any(ordered for _, _, ordered in runs["never"])
+    assert again["never"] == 0 < again["always, lone reads apart"]
     assert sum(lanes for _, lanes, _ in runs["always"]) >= graph.n // 2
     assert sum(lanes for _, lanes, _ in runs["always, runs of 8"]) >= graph.n // 2
     if graph.n > C.lane_nodes(256 << 10):
         assert sum(lanes for _, lanes, _ in runs["always, runs of 4"]) >= graph.n // 2
-    for name in ("always", "always, runs of 8", "always, runs of 4", "default"):
+    for name in ("always", "always, runs of 8", "always, runs of 4", "always, lone reads apart", "default"):
         assert any(ordered for _, _, ordered in runs[name])  # heavy columns computed out of column order
         assert all(_same(a, b) for (a, _, _), (b, _, _) in zip(runs["never"], runs[name]))
 
@@ -403,6 +407,46 @@ def test_vector_path_prunes_as_the_scalar_path(pruning, branch):
             taken += getattr(stats[1], branch)
             lanes += stats[1].extra["lanes"]
     assert lanes >= graph.n and taken >= 100
+
+
+def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_order():
+    """Column 5 reads columns 0 to 3; column 4, in the same run, reads 0 and 2.  Row 4's
+    products in column 5 are 1, 2**-53, 2**-24 and 2**-53 (k ascending): summed in that
+    order, 1 + 2**-24, a float32 rounding midpoint, which rounds to 1.  Columns 1 and 3,
+    read by column 5 alone, summed apart and added to the others' sum, give
+    1 + 2**-24 + 2**-52, which rounds to 1 + 2**-23: the engine sees the sum near a
+    midpoint, sums it again in order, and keeps the scalar path's bits."""
+    from netmcl._csc import CscMatrix
+    from netmcl.engines.cpu import CpuEngine
+
+    columns = {  # column: {row: value}
+        0: {4: 1.0, 6: 0.5, 7: 0.5},
+        1: {4: 2.0**-27, 6: 0.5, 7: 0.5},
+        2: {4: 2.0**-12, 6: 0.5, 7: 0.5},
+        3: {4: 2.0**-27, 6: 0.5, 7: 0.5},
+        4: {0: 0.5, 2: 0.5, 6: 0.5, 7: 0.5},
+        5: {0: 1.0, 1: 2.0**-26, 2: 2.0**-12, 3: 2.0**-26},
+        6: {0: 0.5, 2: 0.5, 6: 0.5, 7: 0.5},
+        7: {0: 0.5, 2: 0.5, 6: 0.5, 7: 0.5},
+    }
+    indptr = np.cumsum([0] + [len(columns[j]) for j in range(8)])
+    rows = np.array([i for j in range(8) for i in sorted(columns[j])], dtype=np.int32)
+    values = np.array([columns[j][i] for j in range(8) for i in sorted(columns[j])], dtype=np.float32)
+    products = [1.0, 2.0**-53, 2.0**-24, 2.0**-53]
+    in_order = ((products[0] + products[1]) + products[2]) + products[3]
+    apart = (products[0] + products[2]) + (products[1] + products[3])
+    assert np.float32(in_order) == 1.0 and np.float32(apart) == 1.0 + 2.0**-23
+    pruning = (-1.0, 0, 0, 0.0)  # no cutoff, selection or recovery: every sum is kept
+    results = []
+    for options in ({"lane_sharing": np.inf}, {"lane_sharing": 0.0, "lone_reads": 0.0}):
+        engine = CpuEngine(threads=1, **options)
+        engine.load(CscMatrix(indptr, rows, values, 8))
+        stats = engine.iterate(0.0, pruning)
+        results.append((engine.result(), stats))
+    (scalar, by_column), (lanes, summed_apart) = results
+    assert by_column.extra["lanes"] == 0 and summed_apart.extra["lanes"] == 8
+    assert summed_apart.extra["in_order"] >= 1
+    assert _same(scalar, lanes)
 
 
 def _communities(n, size, degree, seed):

@@ -11,12 +11,18 @@ STAT_EMERGENCY = 5  # columns replaced by a loop (R == 0 and nothing kept)
 STAT_DENSE_PATH = 6  # columns expanded on mcl's float32-product path
 STAT_EMPTIED = 7  # columns emptied by inflation (sum of powers <= 0)
 STAT_LANES = 8  # dense-path columns expanded together on the vector path
-STAT_MIN_MASS = 9  # smallest kept mass (before rescaling) of a column
-N_STATS = 10
+STAT_IN_ORDER = 9  # sums of a run's lone reads summed again in mcl's order (``_kernels._lone_reads``)
+STAT_MIN_MASS = 10  # smallest kept mass (before rescaling) of a column
+N_STATS = 11
 #: what the CPU kernels measure of each column of a run at once, in runs of RUN
 #: doubles: the entries, those at or above the cutoff, the largest, the sum of
 #: squares, the mass at or above the cutoff
 TALLY_FIELDS = 5
+
+#: the mark ``_kernels._group_union`` gives a column read by one column of a run alone
+LONE = 4
+#: the bits of a double below a float32's 24 (a float32 rounding midpoint has 2**28 there)
+MIDPOINT_BITS = (1 << 29) - 1
 
 #: int32 rows or float32 values in one 64-byte cache line
 LINE = 16
@@ -103,6 +109,14 @@ WIDE_RUNS = _amd()
 #: (on the 50k-node generated graph they serve 1.36, and take 0.83x the time
 #: of columns expanded alone)
 LANE_SHARING = 1.5
+#: on the vector path, a column of a run sums the columns read by it alone apart,
+#: in a one-column accumulator, when they take at least this many times n
+#: products: then the accumulator's rows, 8 to a cache line, take 0.7-0.8 lines
+#: an entry read instead of 1, and the interleaved rows are read again once (whole
+#: runs at 1 thread, session 42: gen-10k 0.90x the time, Krogan 0.93x, ProCope
+#: combined 0.93x, BioNEV 0.96x; every column's sums added always, 1.01-1.03x on
+#: BioNEV and the STRING-like graph)
+LONE_READS = 16
 #: a column of u rows out of n is put in row order by sorting its rows when
 #: u * SORT_BELOW < n, else through a bitmap of the n rows: sorting costs
 #: about 30 ns a row at these sizes, a bitmap about 0.5 ns per 64 rows

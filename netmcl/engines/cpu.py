@@ -293,6 +293,14 @@ class CpuEngine(Engine):
         ``_constants.LANE_SHARING``; ``inf`` never, and then the columns are
         also computed in column order; 0 always).  A speed setting only: the
         iterands are the same for every value.
+    lone_reads : float, optional
+        On the vector path, each column of a run sums the columns that it
+        alone reads apart, in an accumulator of its own, where they take at
+        least this many times n products (default
+        ``_constants.LONE_READS``; ``inf`` never, 0 always).  A speed setting
+        only: the iterands are the same for every value (a sum that the
+        other order could round to another float32 is summed again in mcl's
+        order; ``IterationStats.extra["in_order"]`` counts them).
     narrow_rows : bool, default True
         Keep the row numbers of a matrix of at most 262,144 nodes as uint16
         (past 65,536 nodes, as offsets in blocks of 65,536 rows): an entry
@@ -336,14 +344,15 @@ class CpuEngine(Engine):
 
     name = "cpu"
 
-    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, narrow_rows=True,
-                 wide_runs=C.WIDE_RUNS, narrow_runs=True, l2=L2_BYTES, gap_rows=True):
+    def __init__(self, threads=None, max_memory=None, lane_sharing=C.LANE_SHARING, lone_reads=C.LONE_READS,
+                 narrow_rows=True, wide_runs=C.WIDE_RUNS, narrow_runs=True, l2=L2_BYTES, gap_rows=True):
         self.threads = available_cores() if threads is None else positive_integer("threads", threads)
         self.max_memory = parse_memory(max_memory)
         self._part_of = None  # (groups, whole budget) when spawned with a share of a budget (see spawn)
         if self.max_memory is not None:
             map_large_blocks()
         self.lane_sharing = float(lane_sharing)
+        self.lone_reads = float(lone_reads)
         self.narrow_rows = bool(narrow_rows)
         self.wide_runs = bool(wide_runs)
         self.narrow_runs = bool(narrow_runs)
@@ -446,7 +455,7 @@ class CpuEngine(Engine):
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         engine = CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
-                           narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs,
+                           lone_reads=self.lone_reads, narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs,
                            l2=self.l2, gap_rows=self.gap_rows)
         if budget is not None and share > 1:
             engine._part_of = (share, self.max_memory)
@@ -618,6 +627,7 @@ class CpuEngine(Engine):
         work = flops[sequence] + COLUMN_WORK
         cuts = self._cuts
         expand_columns = self._kernel("expand_columns")
+        least = float(self._data.min()) if self._data.size else 0.0  # where runs' sums are exact (``_exact_below``)
 
         def run(rng):
             lo, hi = rng
@@ -625,7 +635,7 @@ class CpuEngine(Engine):
             return expand_columns(
                 self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._exc, self._excat, self._excn,
                 self._data, flops, cuts, sequence, lo, hi, cut, select, recover, pct, inflation, self.lane_sharing,
-                self._run, room, self._work(),
+                self.lone_reads, least, self._run, room, self._work(),
             )
 
         fixed = sum(a.nbytes for a in (self._indices, self._data, self._exc, self._excat, self._excn, cuts))
@@ -690,7 +700,8 @@ class CpuEngine(Engine):
             emptied=int(total[C.STAT_EMPTIED]),
             min_mass=float(total[C.STAT_MIN_MASS]),
             seconds=time.perf_counter() - t0,
-            extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None},
+            extra={"phases": phases, "lanes": int(total[C.STAT_LANES]), "ordered": order is not None,
+                   "in_order": int(total[C.STAT_IN_ORDER])},
         )
 
 
