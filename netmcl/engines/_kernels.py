@@ -15,6 +15,13 @@ only the clusters, equal mcl's:
 A column never depends on another column, so callers may split the columns of
 a matrix among threads in any way without changing a single bit.
 
+Only a sum's rounding to float32 is ever used.  A run's heavy columns (below)
+sum the columns that one of them alone reads apart (``_lone_reads``), so that
+such a sum comes in two parts, each over k ascending: the two orders can
+differ in a double's last bits, and where that could change the float32 (a
+rounding midpoint within their error bound, ``_near_midpoint``: a few sums in
+a million) the sum is summed again over k ascending (``_entry_in_order``).
+
 Hot loops index with unsigned integers (``uintp``): numba then emits no
 negative-index wraparound, which would otherwise cost as much as the
 arithmetic itself.
