@@ -111,11 +111,11 @@ WIDE_RUNS = _amd()
 LANE_SHARING = 1.5
 #: on the vector path, a column of a run sums the columns read by it alone apart,
 #: in a one-column accumulator, when they take at least this many times n
-#: products: then the accumulator's rows, 8 to a cache line, take 0.7-0.8 lines
-#: an entry read instead of 1, and the interleaved rows are read again once (whole
-#: runs at 1 thread, session 42: gen-10k 0.90x the time, Krogan 0.93x, ProCope
-#: combined 0.93x, BioNEV 0.96x; every column's sums added always, 1.01-1.03x on
-#: BioNEV and the STRING-like graph)
+#: products: then the accumulator's rows, 8 to a cache line, take 0.73 lines an
+#: entry read on gen-10k instead of 1, and the interleaved rows are read again
+#: once (whole runs alternated at 1 thread, session 42: gen-10k 0.90-0.92x the
+#: time, Krogan 0.93x, ProCope combined 0.92-0.94x, BioNEV 0.95-0.97x; with every
+#: column's lone reads summed apart, BioNEV 1.02-1.04x, the STRING-like graph 1.02x)
 LONE_READS = 16
 #: a column of u rows out of n is put in row order by sorting its rows when
 #: u * SORT_BELOW < n, else through a bitmap of the n rows: sorting costs

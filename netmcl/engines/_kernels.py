@@ -971,6 +971,7 @@ def _expand_heavy(n, colstart, colstop, cuts, indices, exc, excat, excn, data, c
     )
     stride = NARROW_LANES if size <= NARROW_LANES else LANES if size <= LANES else RUN
     if buf.size >= stride * n and flops * LANES >= sharing * work * min(stride, LANES):
+        # `at`, free once the union is made, says which columns sum their lone reads apart
         _lone_runs(colstart, colstop, size, lone * n if least >= 0.0 else np.inf, ks, halves, u, at)
         for t in range(u):
             if halves[t] & LONE:
