@@ -72,15 +72,11 @@ _COORDS = "int32[::1], int32[::1], float32[::1], int64, int32[::1], float32[::1]
 #: and float32 values, C-contiguous.
 KERNELS = {
     "block_cuts": ("netmcl.engines._kernels", "block_cuts", "int64[::1], int64[::1], int32[::1], int64"),
-    "column_flops": (
+    "column_survey": (
         "netmcl.engines._kernels",
-        "column_flops",
-        "int64[::1], int64[::1], int64[:, ::1], int32[::1], int32[::1], int64[::1]",
-    ),
-    "column_leaders": (
-        "netmcl.engines._kernels",
-        "column_leaders",
-        "int64[::1], int64[::1], int32[::1], int32[::1], int64[::1], float32[::1]",
+        "column_survey",
+        "int64[::1], int64[::1], int64[:, ::1], int32[::1], int32[::1], int64[::1], float32[::1], int64, int64,"
+        " int64[::1], int64[::1]",
     ),
     "expand_columns": (
         "netmcl.engines._kernels",
@@ -129,12 +125,12 @@ KERNELS = {
 #: in row blocks past 65,536); on at most 65,536 nodes, the coordinates' rows and columns (a label file's
 #: arcs) and the rows they are merged into, and the rows of a start matrix and its submatrices
 _U16 = {
-    "column_flops": 2, "column_leaders": 2, "expand_columns": 2, "full_rows": 2,
+    "column_survey": 2, "expand_columns": 2, "full_rows": 2,
     "csc_max": 3, "edge_max": 3, "mirror_edges": 1, "weak_labels": 1, "principal": 1,
 }
 #: the engine's kernels also compiled for rows stored as one-byte gaps, named ``<name>_u8``: the rows uint8,
 #: the next so many int32 arrays uint16: the rows stored whole (``_kernels._next_row``) and the rows written out
-_U8 = {"column_flops": 1, "column_leaders": 1, "expand_columns": 1, "full_rows": 2}
+_U8 = {"column_survey": 1, "expand_columns": 1, "full_rows": 2}
 KERNELS.update(
     (f"{name}_u16", (module, function, args.replace("int32[::1]", "uint16[::1]", _U16[name])))
     for name, (module, function, args) in list(KERNELS.items())
@@ -156,7 +152,7 @@ KERNELS["with_max_loops_u16"] = (
 #: the engine's kernels for int32 rows, which only a matrix of more than 262,144
 #: nodes needs (or ``CpuEngine(narrow_rows=False)``), and all the others
 PARTS = {
-    "_wide": ("column_flops", "column_leaders", "expand_columns"),
+    "_wide": ("column_survey", "expand_columns"),
 }
 PARTS[""] = tuple(name for name in KERNELS if name not in PARTS["_wide"])
 #: the child building a module prints this line each time it has compiled one of its
@@ -197,8 +193,11 @@ def kernels():
     >>> indptr = np.array([0, 1, 3], dtype=np.int64)
     >>> one_block = np.empty((0, 2), dtype=np.int64)
     >>> rows, whole = np.array([1, 0, 1], dtype=np.int32), np.empty(0, dtype=np.int32)
-    >>> K.column_flops(indptr[:-1], indptr[1:], one_block, rows, whole, indptr[:0]).tolist()
-    [2, 3]
+    >>> vals = np.array([1.0, 0.5, 0.5], dtype=np.float32)
+    >>> flops, leaders = np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64)
+    >>> K.column_survey(indptr[:-1], indptr[1:], one_block, rows, whole, indptr[:0], vals, 0, 2, flops, leaders)
+    >>> flops.tolist(), leaders.tolist()
+    ([2, 3], [1, 0])
     """
     if os.environ.get("NETMCL_KERNELS", "").lower() == "jit":
         return _jit_kernels()

@@ -97,7 +97,7 @@ def test_iterations_with_little_work_run_on_one_thread(gavin, monkeypatch):
         monkeypatch.setattr(cpu, "SERIAL_WORK", serial_work)
         engine = cpu.CpuEngine(threads=2)
         engine.load(start_matrix(gavin, params))
-        assert engine._column_estimates(params.pruning())[0].sum() < SERIAL_WORK  # a small first iteration
+        assert engine._survey()[0].sum() < SERIAL_WORK  # a small first iteration
         results.append((engine.iterate(inflation_at(params, 1), params.pruning()).chaos, engine.result()))
     assert pools == [2]  # a pool for the first engine only
     assert results[0][0] == results[1][0] and _same(results[0][1], results[1][1])
@@ -564,24 +564,30 @@ def _lanes_give_the_scalar_iterands(graph, options):
 
 
 def test_column_leaders_and_the_order_of_heavy_columns(gavin):
-    """A column's leader is its largest entry's row other than itself (the first on ties);
-    the engine computes heavy columns first, a permutation of all columns."""
+    """A column's leader is its largest entry's row other than itself (the first on ties),
+    found in the pass that sums the lengths of the columns it reads, over any range of
+    columns; the engine computes heavy columns first, a permutation of all columns."""
     from netmcl._compiled import kernels
     from netmcl.engines.cpu import CpuEngine
 
     indptr = np.array([0, 3, 4, 7])
     rows = np.array([0, 1, 2, 1, 0, 1, 2], dtype=np.int32)
     vals = np.array([0.5, 0.3, 0.2, 1.0, 0.4, 0.4, 0.2], dtype=np.float32)
-    assert kernels().column_leaders(indptr[:-1], indptr[1:], rows, rows[:0], indptr[:0], vals).tolist() == [1, 1, 0]
+    one_block = np.empty((0, 3), dtype=np.int64)
     gaps, whole, per, _ = _gap_rows(np.diff(indptr), rows.astype(np.uint16))
     excat = np.cumsum(per) - per
-    assert kernels().column_leaders_u8(indptr[:-1], indptr[1:], gaps, whole, excat, vals).tolist() == [1, 1, 0]
+    for survey, stored in ((kernels().column_survey, (rows, rows[:0], indptr[:0])),
+                           (kernels().column_survey_u8, (gaps, whole, excat))):
+        flops, leaders = np.full(3, -1), np.full(3, -1)
+        for lo, hi in ((0, 1), (1, 3)):
+            survey(indptr[:-1], indptr[1:], one_block, *stored, vals, lo, hi, flops, leaders)
+        assert flops.tolist() == [7, 1, 7] and leaders.tolist() == [1, 1, 0]
     params = MclParams.build(inflation=2.0)
     engine = CpuEngine(threads=2)
     engine.load(start_matrix(gavin, params))
     engine.iterate(inflation_at(params, 1), params.pruning())
-    flops = engine._column_estimates(params.pruning())[0]
-    order = engine._order(flops)
+    order = engine._order(*engine._survey())
+    flops = engine._survey()[0]
     heavy = (flops * 10 >= engine.n_rule) & (flops * 2 >= engine.n)
     assert sorted(order.tolist()) == list(range(engine.n))
     assert heavy[order].tolist() == sorted(heavy.tolist(), reverse=True)
@@ -605,7 +611,9 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
     big.load(padded)
     one_block = np.empty((0, n0), dtype=np.int64)
     rows, whole = start.indices.astype(np.int32), np.empty(0, dtype=np.int32)
-    flops = kernels().column_flops(start.indptr[:-1], start.indptr[1:], one_block, rows, whole, start.indptr[:0])
+    flops, leaders = np.empty(n0, dtype=np.int64), np.empty(n0, dtype=np.int64)
+    kernels().column_survey(start.indptr[:-1], start.indptr[1:], one_block, rows, whole, start.indptr[:0],
+                            start.data, 0, n0, flops, leaders)
     assert (flops * SORT_BELOW < n0 + pad).any() and (flops > 0).all()
     for it in range(1, 4):
         inflation = inflation_at(params, it)
@@ -641,8 +649,9 @@ def test_rows_in_blocks_give_the_iterands_of_whole_rows(gavin, n):
     assert _same(blocked.result(), CscMatrix.of(padded))
     heavy, dense, sparse, ordered = 0, 0, 0, 0
     for it in range(1, 4):
-        flops = [e._column_estimates(params.pruning())[0] for e in engines]
+        flops, leaders = zip(*(e._survey() for e in engines))
         assert (flops[0] == flops[1]).all() and (flops[0] == flops[2]).all()
+        assert (leaders[0] == leaders[1]).all() and (leaders[0] == leaders[2]).all()
         heavy += int(blocked._heavy(flops[0]).sum())
         stats = [e.iterate(inflation_at(params, it), params.pruning()) for e in engines]
         assert stats[0].chaos == stats[1].chaos == stats[2].chaos
@@ -871,7 +880,7 @@ def test_output_grows_past_the_estimate_when_pruning_keeps_ties(appender_kind):
     params = MclParams.build(inflation=2.0, pruning_number=2, select=1, recover=1)
     engine = CpuEngine(threads=1)
     engine.load(start_matrix(graph, params))
-    assert engine._column_estimates(params.pruning())[1].sum() < 25  # so the output must grow
+    assert engine._column_estimates(engine._survey()[0], params.pruning()).sum() < 25  # so the output must grow
     stats = engine.iterate(inflation_at(params, 1), params.pruning())
     assert (stats.kept, stats.recovered) == (25, 5)
     assert np.array_equal(engine.result().toarray(), np.full((5, 5), 0.2, dtype=np.float32))
@@ -885,8 +894,7 @@ def test_output_that_grows_inside_runs_of_heavy_columns_gives_the_same_iterands(
 
     params = MclParams.build(inflation=2.0)
     usual = _iterands(gavin, CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide_runs), params, 3)
-    estimates = CpuEngine._column_estimates
-    monkeypatch.setattr(CpuEngine, "_column_estimates", lambda self, p: (estimates(self, p)[0], np.ones(self.n)))
+    monkeypatch.setattr(CpuEngine, "_column_estimates", lambda self, flops, p: np.ones(self.n))
     engine = CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide_runs)
     grown = _iterands(gavin, engine, params, 3)
     assert engine.result().nnz > 2 * engine.n  # every chunk's output outgrew its room

@@ -197,20 +197,34 @@ def _pattern(colstart, colstop, cuts, indices, exc, excat, j, out):
 
 
 @njit(cache=True, nogil=True)
-def column_flops(colstart, colstop, cuts, indices, exc, excat):
-    """Per column j, the expansion work: the summed lengths of the columns it reads
-    (column k's entries are ``colstart[k] .. colstop[k] - 1``, in row blocks
-    split by `cuts`, see ``_block``; rows as ``_next_row`` reads them)."""
-    n = colstart.size
-    flops = np.zeros(n, dtype=np.int64)
-    rows = np.empty(n, dtype=np.int64)
-    for j in range(n):
+def column_survey(colstart, colstop, cuts, indices, exc, excat, data, lo, hi, flops, leaders):
+    """For the columns j = lo .. hi-1, in one pass over their rows: ``flops[j]``,
+    the expansion work (the summed lengths of the columns j reads), and
+    ``leaders[j]``, the row of its largest entry other than j itself (the first
+    such row on ties; j for a column holding nothing else).
+
+    Column k's entries are ``colstart[k] .. colstop[k] - 1``, in row blocks
+    split by `cuts` (``_block``), their rows as ``_next_row`` reads them.  The
+    columns may be split among threads in any way.
+    """
+    for j in range(lo, hi):
         f = 0
-        for t in range(_pattern(colstart, colstop, cuts, indices, exc, excat, j, rows)):
-            k = rows[t]
-            f += colstop[k] - colstart[k]
+        best = np.float32(-1.0)
+        leader = j
+        e = _exceptions(indices, excat, j)
+        for h in range(cuts.shape[0] + 1):
+            base = uintp(h) << uintp(BLOCK_SHIFT)
+            low, high = _block(colstart, colstop, cuts, j, h)
+            row = uintp(0)
+            for p in range(low, high):
+                row, e = _next_row(indices, exc, p, row, e)
+                k = np.int64(base + row)
+                f += colstop[k] - colstart[k]
+                if k != j and data[p] > best:
+                    best = data[p]
+                    leader = k
         flops[j] = f
-    return flops
+        leaders[j] = leader
 
 
 @njit(cache=True, nogil=True)
@@ -249,24 +263,6 @@ def full_rows(colstart, colstop, cuts, indices, exc, excat, rows):
         start = colstart[k]
         m = _pattern(colstart, colstop, cuts, indices, exc, excat, k, column)
         rows[start : start + m] = column[:m]
-
-
-@njit(cache=True, nogil=True)
-def column_leaders(colstart, colstop, indices, exc, excat, data):
-    """Per column j, the row of its largest entry other than j itself (the
-    first such row on ties; j for a column holding nothing else)."""
-    n = colstart.size
-    leaders = np.arange(n)
-    for j in range(n):
-        best = np.float32(-1.0)
-        row, e = uintp(0), _exceptions(indices, excat, j)
-        for p in range(uintp(colstart[j]), uintp(colstop[j])):
-            row, e = _next_row(indices, exc, p, row, e)
-            i = np.int64(row)
-            if i != j and data[p] > best:
-                best = data[p]
-                leaders[j] = i
-    return leaders
 
 
 @njit(cache=True, nogil=True)
@@ -1447,7 +1443,7 @@ def expand_columns(
         entry (``_next_row``, ``_reading``); other rows take an empty `exc` of
         their own type and empty `excat` and `excn`.
     flops : int64 array
-        Per column, the expansion work (``column_flops``).
+        Per column, the expansion work (``column_survey``).
     cuts : int64 array, shape (blocks - 1, n)
         Where each column's row blocks after the first start (``_block``;
         ``block_cuts`` for an int32 matrix): in block h a row is
@@ -1459,7 +1455,7 @@ def expand_columns(
     order : int64 array
         The columns in the order they are computed.  Heavy columns next to
         each other in it are expanded together, and do best when their
-        patterns overlap (``column_leaders``); no column's result depends
+        patterns overlap (``column_survey``' leaders); no column's result depends
         on the order.
     pos_lo, pos_hi : int
         The positions in `order` to compute.

@@ -66,6 +66,11 @@ COLUMN_WORK = 256
 #: on one thread and 9.8-10.9 ms on two; on mmseqs2 12 M products on 20k
 #: columns took 23 ms and 19-21 ms)
 SERIAL_WORK = 1 << 24
+#: an iterand of at least this many entries is surveyed (``CpuEngine._survey``)
+#: by all the threads, its columns split among them: the survey takes 1.3-1.5 ns
+#: an entry (the input of gen-10k's second iteration: 12.2 ms on one thread, 7.8
+#: ms on two), handing a thread its share about 0.1 ms
+SURVEY_SPLIT = 1 << 20
 #: with several threads, a chunk gets at least this much estimated work, so
 #: that handing it to a thread stays a small part of its time
 CHUNK_WORK = 1 << 20
@@ -489,23 +494,39 @@ class CpuEngine(Engine):
             loc.work = kernels().work_arrays(self.n, self._run)
         return loc.work
 
-    def _column_estimates(self, pruning):
-        """Per column: expansion work and a size estimate of the pruned column."""
-        flops = self._kernel("column_flops")(
-            self._colstart, self._colstop, self._cuts, self._indices, self._exc, self._excat
-        )
+    def _survey(self, pool=None):
+        """Per column, the expansion work and the leader (``_kernels.column_survey``),
+        in one pass over the iterand.  `pool`: a callable giving the iteration's
+        threads, among which the columns are split where the iterand holds at
+        least SURVEY_SPLIT entries; None: one thread."""
+        flops, leaders = np.empty(self.n, dtype=np.int64), np.empty(self.n, dtype=np.int64)
+        survey = self._kernel("column_survey")
+        args = (self._colstart, self._colstop, self._cuts, self._indices, self._exc, self._excat, self._data)
+        if pool is None or self.threads == 1 or self._indices.size < SURVEY_SPLIT:
+            survey(*args, 0, self.n, flops, leaders)
+        else:
+            done = np.cumsum(self._colstop - self._colstart)  # entries, by column
+            edges = np.searchsorted(done, done[-1] * np.arange(self.threads + 1) / self.threads)
+            edges[0], edges[-1] = 0, self.n
+            ranges = zip(edges[:-1].tolist(), edges[1:].tolist())
+            for _ in pool().map(lambda rng: survey(*args, *rng, flops, leaders), ranges):
+                pass
+        return flops, leaders
+
+    def _column_estimates(self, flops, pruning):
+        """Per column, a size estimate of the pruned column, from its expansion work `flops`."""
         cut, select, recover, _ = pruning
         cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
-        return flops, np.minimum(np.minimum(flops, self.n), cap) + 1
+        return np.minimum(np.minimum(flops, self.n), cap) + 1
 
-    def _order(self, flops):
+    def _order(self, flops, leaders):
         """The order in which to compute the columns, or None for 0, 1, 2, ...
 
         Runs of heavy columns next to each other are expanded together, on
         the vector path when their patterns overlap enough
         (``_kernels._expand_heavy``).  In column order they rarely do: the
         heavy columns come first, and among them those whose chains of
-        largest other entries (``column_leaders``) end at the same column,
+        largest other entries (`leaders`) end at the same column,
         which on community graphs are columns of one community.  On the
         10k-node generated graph's second iteration a vector operation then
         serves 1.85 products on average instead of 1.43.  Where a heavy
@@ -519,9 +540,6 @@ class CpuEngine(Engine):
         heavy = self._heavy(flops)
         if np.count_nonzero(heavy) < 2 * C.RUN:
             return None
-        leaders = self._kernel("column_leaders")(
-            self._colstart, self._colstop, self._indices, self._exc, self._excat, self._data
-        )
         roots = leaders
         for _ in range(int(self.n).bit_length()):
             roots = roots[roots]
@@ -617,9 +635,25 @@ class CpuEngine(Engine):
 
     def iterate(self, inflation, pruning):
         t0 = time.perf_counter()
+        started = []
+
+        def pool():
+            """The iteration's threads, started when first asked for."""
+            if not started:
+                started.append(ThreadPoolExecutor(max_workers=self.threads))
+            return started[0]
+
+        try:
+            return self._iterate(pool, inflation, pruning, t0)
+        finally:
+            for threads in started:
+                threads.shutdown()
+
+    def _iterate(self, pool, inflation, pruning, t0):
         cut, select, recover, pct = pruning
-        flops, estimate = self._column_estimates(pruning)
-        order = self._order(flops)
+        flops, leaders = self._survey(pool)
+        estimate = self._column_estimates(flops, pruning)
+        order = self._order(flops, leaders)
         # from here on, columns are counted by their position in `sequence`
         sequence = np.arange(self.n) if order is None else order
         estimate = estimate[sequence]
@@ -658,29 +692,26 @@ class CpuEngine(Engine):
         phases = 0
         start = 0
         threads = self.threads if int(work.sum()) >= SERIAL_WORK else 1
-        pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
-        try:
-            while start < self.n:
-                written = sum(out.resident_bytes for out in (out_idx, out_val, out_exc) if out is not None)
-                stop = self._phase_end(start, estimate, cum, fixed, written)
-                chunks = self._chunks(start, stop, work, cum, threads)
-                for (lo, hi), (cnt, idx, val, ch, st) in zip(chunks, _in_order(pool, run, chunks, 2 * threads)):
-                    most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
-                    if out_exc is not None:  # one row block
-                        idx, exc, exc_counts[0, lo:hi], exc_counts[1, lo:hi] = _as_gaps(cnt.ravel(), idx, always=True)
-                        out_exc.append(exc, most)
-                    out_idx.append(idx, most)
-                    out_val.append(val, most)
-                    counts[lo:hi] = cnt
-                    chaos = max(chaos, ch)
-                    total[: C.STAT_MIN_MASS] += st[: C.STAT_MIN_MASS]
-                    total[C.STAT_MIN_MASS] = min(total[C.STAT_MIN_MASS], st[C.STAT_MIN_MASS])
-                    del idx, val
-                start = stop
-                phases += 1
-        finally:
-            if pool:
-                pool.shutdown()
+        while start < self.n:
+            written = sum(out.resident_bytes for out in (out_idx, out_val, out_exc) if out is not None)
+            stop = self._phase_end(start, estimate, cum, fixed, written)
+            chunks = self._chunks(start, stop, work, cum, threads)
+            for (lo, hi), (cnt, idx, val, ch, st) in zip(
+                chunks, _in_order(pool() if threads > 1 else None, run, chunks, 2 * threads)
+            ):
+                most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
+                if out_exc is not None:  # one row block
+                    idx, exc, exc_counts[0, lo:hi], exc_counts[1, lo:hi] = _as_gaps(cnt.ravel(), idx, always=True)
+                    out_exc.append(exc, most)
+                out_idx.append(idx, most)
+                out_val.append(val, most)
+                counts[lo:hi] = cnt
+                chaos = max(chaos, ch)
+                total[: C.STAT_MIN_MASS] += st[: C.STAT_MIN_MASS]
+                total[C.STAT_MIN_MASS] = min(total[C.STAT_MIN_MASS], st[C.STAT_MIN_MASS])
+                del idx, val
+            start = stop
+            phases += 1
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(counts.sum(axis=1), out=indptr[1:])
         cuts = (indptr[:-1, None] + np.cumsum(counts[:, :-1], axis=1)).T  # blocks' starts, in the order stored
