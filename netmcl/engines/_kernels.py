@@ -204,25 +204,21 @@ def column_survey(colstart, colstop, cuts, indices, exc, excat, data, lo, hi, fl
     such row on ties; j for a column holding nothing else).
 
     Column k's entries are ``colstart[k] .. colstop[k] - 1``, in row blocks
-    split by `cuts` (``_block``), their rows as ``_next_row`` reads them.  The
+    split by `cuts` (``_block``), their rows as ``_pattern`` reads them.  The
     columns may be split among threads in any way.
     """
+    rows = np.empty(colstart.size, dtype=np.int64)
     for j in range(lo, hi):
         f = 0
         best = np.float32(-1.0)
         leader = j
-        e = _exceptions(indices, excat, j)
-        for h in range(cuts.shape[0] + 1):
-            base = uintp(h) << uintp(BLOCK_SHIFT)
-            low, high = _block(colstart, colstop, cuts, j, h)
-            row = uintp(0)
-            for p in range(low, high):
-                row, e = _next_row(indices, exc, p, row, e)
-                k = np.int64(base + row)
-                f += colstop[k] - colstart[k]
-                if k != j and data[p] > best:
-                    best = data[p]
-                    leader = k
+        start = colstart[j]
+        for t in range(_pattern(colstart, colstop, cuts, indices, exc, excat, j, rows)):
+            k = rows[t]
+            f += colstop[k] - colstart[k]
+            if k != j and data[start + t] > best:
+                best = data[start + t]
+                leader = k
         flops[j] = f
         leaders[j] = leader
 

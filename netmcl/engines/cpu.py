@@ -67,9 +67,9 @@ COLUMN_WORK = 256
 #: columns took 23 ms and 19-21 ms)
 SERIAL_WORK = 1 << 24
 #: an iterand of at least this many entries is surveyed (``CpuEngine._survey``)
-#: by all the threads, its columns split among them: the survey takes 1.3-1.5 ns
-#: an entry (the input of gen-10k's second iteration: 12.2 ms on one thread, 7.8
-#: ms on two), handing a thread its share about 0.1 ms
+#: by all the threads, its columns split among them: the survey takes about 2 ns
+#: an entry (the input of gen-10k's second iteration, 7.9 M entries: 16.0 ms on one
+#: thread, 9.3-11.2 ms on two), handing a thread its share about 0.1 ms
 SURVEY_SPLIT = 1 << 20
 #: with several threads, a chunk gets at least this much estimated work, so
 #: that handing it to a thread stays a small part of its time
