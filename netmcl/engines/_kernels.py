@@ -207,7 +207,10 @@ def column_survey(colstart, colstop, cuts, indices, exc, excat, data, lo, hi, fl
     split by `cuts` (``_block``), their rows as ``_pattern`` reads them.  The
     columns may be split among threads in any way.
     """
-    rows = np.empty(colstart.size, dtype=np.int64)
+    longest = 0
+    for j in range(lo, hi):
+        longest = max(longest, colstop[j] - colstart[j])
+    rows = np.empty(longest, dtype=np.int64)
     for j in range(lo, hi):
         f = 0
         best = np.float32(-1.0)

@@ -654,6 +654,7 @@ class CpuEngine(Engine):
         flops, leaders = self._survey(pool)
         estimate = self._column_estimates(flops, pruning)
         order = self._order(flops, leaders)
+        del leaders  # n words, for the whole iteration otherwise
         # from here on, columns are counted by their position in `sequence`
         sequence = np.arange(self.n) if order is None else order
         estimate = estimate[sequence]
