@@ -409,13 +409,17 @@ def test_vector_path_prunes_as_the_scalar_path(pruning, branch):
     assert lanes >= graph.n and taken >= 100
 
 
-def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_order():
+@pytest.mark.parametrize("shift, stored", [(0, np.uint16), (1, np.uint8)])
+def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_order(shift, stored):
     """Column 5 reads columns 0 to 3; column 4, in the same run, reads 0 and 2.  Row 4's
     products in column 5 are 1, 2**-53, 2**-24 and 2**-53 (k ascending): summed in that
     order, 1 + 2**-24, a float32 rounding midpoint, which rounds to 1.  Columns 1 and 3,
     read by column 5 alone, summed apart and added to the others' sum, give
     1 + 2**-24 + 2**-52, which rounds to 1 + 2**-23: the engine sees the sum near a
-    midpoint, sums it again in order, and keeps the scalar path's bits."""
+    midpoint, sums it again in order, and keeps the scalar path's bits.  The sum again
+    searches the columns read for row 4 by bisection where their rows are stored whole,
+    and reads them from the start where they are stored as gaps: with the nodes `shift`
+    up by one (node 0 alone), no column's first row is 0, and the rows are gaps."""
     from netmcl._csc import CscMatrix
     from netmcl.engines.cpu import CpuEngine
 
@@ -429,9 +433,11 @@ def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_
         6: {0: 0.5, 2: 0.5, 6: 0.5, 7: 0.5},
         7: {0: 0.5, 2: 0.5, 6: 0.5, 7: 0.5},
     }
-    indptr = np.cumsum([0] + [len(columns[j]) for j in range(8)])
-    rows = np.array([i for j in range(8) for i in sorted(columns[j])], dtype=np.int32)
-    values = np.array([columns[j][i] for j in range(8) for i in sorted(columns[j])], dtype=np.float32)
+    columns = {j + shift: {i + shift: v for i, v in column.items()} for j, column in columns.items()}
+    n = 8 + shift
+    indptr = np.cumsum([0] + [len(columns.get(j, {})) for j in range(n)])
+    rows = np.array([i for j in range(n) for i in sorted(columns.get(j, {}))], dtype=np.int32)
+    values = np.array([columns[j][i] for j in range(n) for i in sorted(columns.get(j, {}))], dtype=np.float32)
     products = [1.0, 2.0**-53, 2.0**-24, 2.0**-53]
     in_order = ((products[0] + products[1]) + products[2]) + products[3]
     apart = (products[0] + products[2]) + (products[1] + products[3])
@@ -440,7 +446,8 @@ def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_
     results = []
     for options in ({"lane_sharing": np.inf}, {"lane_sharing": 0.0, "lone_reads": 0.0}):
         engine = CpuEngine(threads=1, **options)
-        engine.load(CscMatrix(indptr, rows, values, 8))
+        engine.load(CscMatrix(indptr, rows, values, n))
+        assert engine._indices.dtype == stored
         stats = engine.iterate(0.0, pruning)
         results.append((engine.result(), stats))
     (scalar, by_column), (lanes, summed_apart) = results

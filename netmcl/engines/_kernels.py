@@ -1139,22 +1139,34 @@ def _near_midpoint(s, terms):
 @leaf
 def _entry_in_order(i, colstart, colstop, indices, exc, excat, excn, data, ks, factors, u, b):
     """Row i's sum of lane b's products over the union's rows k ascending
-    (mcl's order), each column read searched for row i."""
+    (mcl's order), each column read searched for row i: by bisection where
+    its rows are stored whole (runs take only matrices of one row block),
+    else read from its first entry on."""
     s = 0.0
     for t in range(u):
         f = factors[t, b]
         if f != 0.0:
             k = uintp(ks[t])
             q, end = uintp(colstart[k]), uintp(colstop[k])
-            check, row, e = _reading(indices, exc, excat, excn, k, q, end)
-            while q < end:
-                if indices.itemsize == 1 and check:
-                    row, e = _next_row(indices, exc, q, row, e)
-                else:
-                    row, e = _next_row(indices, None, q, row, e)
-                if row >= i:
-                    break
-                q += uintp(1)
+            if indices.itemsize != 1:
+                high = end
+                while q < high:
+                    mid = (q + high) >> uintp(1)
+                    if uintp(indices[mid]) < i:
+                        q = mid + uintp(1)
+                    else:
+                        high = mid
+                row = uintp(indices[q]) if q < end else uintp(0)
+            else:
+                check, row, e = _reading(indices, exc, excat, excn, k, q, end)
+                while q < end:
+                    if check:
+                        row, e = _next_row(indices, exc, q, row, e)
+                    else:
+                        row, e = _next_row(indices, None, q, row, e)
+                    if row >= i:
+                        break
+                    q += uintp(1)
             if q < end and row == i:
                 s += np.float64(f * data[q])
     return s
