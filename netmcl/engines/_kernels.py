@@ -1058,7 +1058,7 @@ def _lone_reads(n, colstart, colstop, indices, exc, excat, excn, data, j, b, lea
                       ahead, ahead_end)
         t = following
     terms = colstop[j] - colstart[j]
-    exact = _exact_below(least, factors, u, b)
+    exact = _exact_below(least, data, uintp(colstart[j]), uintp(colstop[j]))
     again = 0
     for i in range(uintp(n)):
         x = acc[i]
@@ -1075,21 +1075,22 @@ def _lone_reads(n, colstart, colstop, indices, exc, excat, excn, data, j, b, lea
 
 
 @leaf
-def _exact_below(least, factors, u, b):
-    """The bound below which the sums of column b's products are exact in
-    any order, `least` being the least value of the matrix.
+def _exact_below(least, data, q, end):
+    """The bound below which the sums of the products of a column, entries q
+    .. end - 1 of the matrix, are exact in any order, `least` being the least
+    value of the matrix.
 
     On mcl's dense path each product is rounded to float32, so it is a
     multiple of ``2**(e - 23)``, where ``2**e`` is the largest power of two
-    at most the least product: `least` times the column's least value, the
-    least of ``factors[:u, b]``.  A sum of non-negative such products below
+    at most the least product: `least` times the column's least (non-zero)
+    value.  A sum of non-negative such products below
     ``2**(e + 30)``, and every partial sum of it, takes at most 53 bits: it
     is exact in any order.  The bound keeps a margin for a sum computed with
     rounding (at most ``2**-30`` of it: a column of fewer than 2**23 entries).
     """
     low = np.float32(np.inf)
-    for t in range(u):
-        f = factors[t, b]
+    for p in range(q, end):
+        f = data[p]
         if f != 0.0:
             low = min(low, f)
     product = np.float32(np.float32(least) * low)
