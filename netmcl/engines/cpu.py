@@ -460,8 +460,8 @@ class CpuEngine(Engine):
     def spawn(self, *, threads, share):
         budget = None if self.max_memory is None else max(1, self.max_memory // share)
         engine = CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
-                           lone_reads=self.lone_reads, narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs,
-                           l2=self.l2, gap_rows=self.gap_rows)
+                           lone_reads=self.lone_reads, narrow_rows=self.narrow_rows, wide_runs=self.wide_runs,
+                           narrow_runs=self.narrow_runs, l2=self.l2, gap_rows=self.gap_rows)
         if budget is not None and share > 1:
             engine._part_of = (share, self.max_memory)
         return engine
@@ -646,8 +646,8 @@ class CpuEngine(Engine):
         try:
             return self._iterate(pool, inflation, pruning, t0)
         finally:
-            for threads in started:
-                threads.shutdown()
+            for executor in started:
+                executor.shutdown()
 
     def _iterate(self, pool, inflation, pruning, t0):
         cut, select, recover, pct = pruning
