@@ -593,8 +593,8 @@ def test_column_leaders_and_the_order_of_heavy_columns(gavin):
     engine = CpuEngine(threads=2)
     engine.load(start_matrix(gavin, params))
     engine.iterate(inflation_at(params, 1), params.pruning())
-    order = engine._order(*engine._survey())
-    flops = engine._survey()[0]
+    flops, leaders = engine._survey()
+    order = engine._order(flops, leaders)
     heavy = (flops * 10 >= engine.n_rule) & (flops * 2 >= engine.n)
     assert sorted(order.tolist()) == list(range(engine.n))
     assert heavy[order].tolist() == sorted(heavy.tolist(), reverse=True)
