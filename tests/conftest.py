@@ -11,8 +11,9 @@
 
 Every test runs the CPU engine's iterations on as many threads as it asks
 for, in as many chunks as on a large graph, however little work they have
-(``cpu.SERIAL_WORK`` is 0 in the tests and ``cpu.CHUNK_WORK`` 1): the test
-graphs are small, and the threaded paths are what they check.
+(``cpu.SERIAL_WORK`` is 0 in the tests and ``cpu.CHUNK_WORK`` 1), and reads
+every iterand by columns split among those threads (``cpu.SPLIT_ENTRIES`` is
+0): the test graphs are small, and the threaded paths are what they check.
 """
 
 import shutil
@@ -42,6 +43,7 @@ def threads_for_small_iterations(monkeypatch):
 
     monkeypatch.setattr(cpu, "SERIAL_WORK", 0)
     monkeypatch.setattr(cpu, "CHUNK_WORK", 1)
+    monkeypatch.setattr(cpu, "SPLIT_ENTRIES", 0)
 
 
 @pytest.fixture(params=available_engines())

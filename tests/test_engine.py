@@ -15,7 +15,7 @@ import netmcl
 from netmcl._csc import CscMatrix
 from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
-from netmcl.engines.cpu import SERIAL_WORK, CpuEngine, available_cores, parse_memory
+from netmcl.engines.cpu import SERIAL_WORK, SPLIT_ENTRIES, CpuEngine, available_cores, parse_memory
 from netmcl.graph import SparseGraph
 from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
 from netmcl.params import MclParams
@@ -93,6 +93,7 @@ def test_iterations_with_little_work_run_on_one_thread(gavin, monkeypatch):
                         ThreadPoolExecutor(max_workers))
     params = MclParams()
     results = []
+    monkeypatch.setattr(cpu, "SPLIT_ENTRIES", SPLIT_ENTRIES)  # Gavin's first iterand is surveyed on one thread
     for serial_work in (0, SERIAL_WORK):  # the tests' setting, then the default
         monkeypatch.setattr(cpu, "SERIAL_WORK", serial_work)
         engine = cpu.CpuEngine(threads=2)
@@ -748,6 +749,28 @@ def test_rows_as_gaps_give_the_iterands_of_whole_rows(gavin, threads, budget):
                    stats.extra["phases"] > 1))
         assert _same(engine.result(), expected)
     assert ("uint8", True, True, budget is not None) in kinds
+
+
+def test_rows_turned_back_from_gaps_by_threads_are_those_of_one_thread(gavin):
+    """An iterand's rows stored as gaps, turned back into whole rows by the
+    threads of a pool, each a range of columns of about equal entries (as an
+    iteration does where it keeps no gaps), are those turned back on one thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    params = MclParams.build(inflation=1.6)
+    engine = CpuEngine(threads=3)
+    engine.load(start_matrix(gavin, params))
+    for it in range(1, 6):
+        engine.iterate(inflation_at(params, it), params.pruning())
+        if engine._indices.dtype == np.uint8:
+            break
+    assert engine._indices.dtype == np.uint8 and engine._exc.size
+    ranges = []
+    with ThreadPoolExecutor(3) as pool:
+        engine._by_columns(lambda lo, hi: ranges.append((lo, hi)), lambda: pool)
+        by_threads = engine._full_rows(np.uint16, lambda: pool)
+    assert len(ranges) == 3 and sorted(ranges)[0][0] == 0 and sorted(ranges)[-1][1] == engine.n
+    assert by_threads.tolist() == engine._full_rows(np.uint16).tolist()
 
 
 @pytest.mark.parametrize("n, rows, blocks", [(65_536, np.uint16, 1), (65_537, np.uint16, 2), (262_145, np.int32, 1)])

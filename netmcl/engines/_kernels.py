@@ -254,14 +254,12 @@ def block_cuts(colstart, colstop, indices, blocks):
 
 @njit(cache=True, nogil=True)
 def full_rows(colstart, colstop, cuts, indices, exc, excat, rows):
-    """Write the rows of every stored entry, block offsets added, to `rows` (in the
-    order stored): int32, or uint16 for rows stored as gaps (one row block)."""
-    n = colstart.size
-    column = np.empty(n, dtype=np.int32)
-    for k in range(n):
-        start = colstart[k]
-        m = _pattern(colstart, colstop, cuts, indices, exc, excat, k, column)
-        rows[start : start + m] = column[:m]
+    """Write the rows of the stored entries of the columns given, block offsets
+    added, to `rows` (in the order stored): int32, or uint16 for rows stored as
+    gaps (one row block).  The columns may be any of the matrix's, their
+    `colstart`, `colstop`, `cuts` and `excat` sliced alike."""
+    for k in range(colstart.size):
+        _pattern(colstart, colstop, cuts, indices, exc, excat, k, rows[colstart[k] :])
 
 
 @njit(cache=True, nogil=True)

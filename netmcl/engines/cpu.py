@@ -66,11 +66,13 @@ COLUMN_WORK = 256
 #: on one thread and 9.8-10.9 ms on two; on mmseqs2 12 M products on 20k
 #: columns took 23 ms and 19-21 ms)
 SERIAL_WORK = 1 << 24
-#: an iterand of at least this many entries is surveyed (``CpuEngine._survey``)
-#: by all the threads, its columns split among them: the survey takes about 2 ns
-#: an entry (the input of gen-10k's second iteration, 7.9 M entries: 16.0 ms on one
-#: thread, 9.3-11.2 ms on two), handing a thread its share about 0.1 ms
-SURVEY_SPLIT = 1 << 20
+#: an iterand of at least this many entries is read by all the threads, its
+#: columns split among them (``CpuEngine._by_columns``): surveyed, about 2 ns an
+#: entry (the input of gen-10k's second iteration, 7.9 M entries: 16.0 ms on one
+#: thread, 9.3-11.2 ms on two), or its rows turned back from gaps, about 6 ns an
+#: entry (gen-50k's first result, 40.6 M entries: 0.24 s on one thread); handing
+#: a thread its share takes about 0.1 ms
+SPLIT_ENTRIES = 1 << 20
 #: with several threads, a chunk gets at least this much estimated work, so
 #: that handing it to a thread stays a small part of its time
 CHUNK_WORK = 1 << 20
@@ -416,13 +418,14 @@ class CpuEngine(Engine):
         self._cuts = np.empty((cuts.shape[0], self.n), dtype=np.int64)
         self._cuts[:, slice(None) if order is None else order] = cuts
 
-    def _keep_gaps(self, exc, per, inner, order, sparser):
+    def _keep_gaps(self, exc, per, inner, order, sparser, pool=None):
         """Take the iterand's rows, now gaps (``_as_gaps``), with the rows stored
         whole, `exc`, of which the c-th column stored has ``per[c]``, ``inner[c]``
         past its first entry; or keep them as whole rows (uint16) where more than
-        one entry in GAP_EXCEPTIONS has one, and then, where this iterand is
-        `sparser` than the one before (fewer entries), store the next ones,
-        sparser still, as whole rows from the start."""
+        one entry in GAP_EXCEPTIONS has one, made by the threads of `pool`
+        (``_by_columns``), and then, where this iterand is `sparser` than the one
+        before (fewer entries), store the next ones, sparser still, as whole rows
+        from the start."""
         starts = np.zeros(self.n, dtype=np.int64)
         np.cumsum(per[:-1], out=starts[1:])
         self._exc, self._excat, self._excn = exc, starts, inner
@@ -430,16 +433,22 @@ class CpuEngine(Engine):
             self._excat, self._excn = np.empty_like(starts), np.empty_like(inner)
             self._excat[order], self._excn[order] = starts, inner
         if GAP_EXCEPTIONS * exc.size > self._indices.size:
-            self._indices = self._full_rows(np.uint16)
+            self._indices = self._full_rows(np.uint16, pool)
             self._exc = np.empty(0, dtype=np.uint16)
             self._excat = self._excn = np.empty(0, dtype=np.int64)
             self._gaps = not sparser
 
-    def _full_rows(self, dtype):
-        """The iterand's rows as `dtype`, block offsets added (in the order stored)."""
+    def _full_rows(self, dtype, pool=None):
+        """The iterand's rows as `dtype`, block offsets added (in the order stored),
+        made by the threads of `pool` (``_by_columns``)."""
         rows = np.empty(self._indices.size, dtype=dtype)
         full_rows = self._kernel("full_rows")
-        full_rows(self._colstart, self._colstop, self._cuts, self._indices, self._exc, self._excat, rows)
+
+        def part(lo, hi):
+            full_rows(self._colstart[lo:hi], self._colstop[lo:hi], np.ascontiguousarray(self._cuts[:, lo:hi]),
+                      self._indices, self._exc, self._excat[lo:hi], rows)
+
+        self._by_columns(part, pool)
         return rows
 
     def result(self):
@@ -494,23 +503,28 @@ class CpuEngine(Engine):
             loc.work = kernels().work_arrays(self.n, self._run)
         return loc.work
 
+    def _by_columns(self, task, pool):
+        """``task(lo, hi)`` for ranges of the columns lo..hi-1 that cover them all:
+        one range per thread of the iteration, of about equal entries, run on
+        ``pool()``, where the iterand holds at least SPLIT_ENTRIES entries (and
+        any) and there are threads; else one range, on this thread (also where
+        `pool` is None)."""
+        if pool is None or self.threads == 1 or self._indices.size < max(SPLIT_ENTRIES, 1):
+            task(0, self.n)
+            return
+        done = np.cumsum(self._colstop - self._colstart)  # entries, by column
+        edges = np.searchsorted(done, done[-1] * np.arange(self.threads + 1) / self.threads)
+        edges[0], edges[-1] = 0, self.n
+        for _ in pool().map(lambda rng: task(*rng), zip(edges[:-1].tolist(), edges[1:].tolist())):
+            pass
+
     def _survey(self, pool=None):
         """Per column, the expansion work and the leader (``_kernels.column_survey``),
-        in one pass over the iterand.  `pool`: a callable giving the iteration's
-        threads, among which the columns are split where the iterand holds at
-        least SURVEY_SPLIT entries; None: one thread."""
+        in one pass over the iterand, by the threads of `pool` (``_by_columns``)."""
         flops, leaders = np.empty(self.n, dtype=np.int64), np.empty(self.n, dtype=np.int64)
         survey = self._kernel("column_survey")
         args = (self._colstart, self._colstop, self._cuts, self._indices, self._exc, self._excat, self._data)
-        if pool is None or self.threads == 1 or self._indices.size < SURVEY_SPLIT:
-            survey(*args, 0, self.n, flops, leaders)
-        else:
-            done = np.cumsum(self._colstop - self._colstart)  # entries, by column
-            edges = np.searchsorted(done, done[-1] * np.arange(self.threads + 1) / self.threads)
-            edges[0], edges[-1] = 0, self.n
-            ranges = zip(edges[:-1].tolist(), edges[1:].tolist())
-            for _ in pool().map(lambda rng: survey(*args, *rng, flops, leaders), ranges):
-                pass
+        self._by_columns(lambda lo, hi: survey(*args, lo, hi, flops, leaders), pool)
         return flops, leaders
 
     def _column_estimates(self, flops, pruning):
@@ -664,14 +678,21 @@ class CpuEngine(Engine):
         expand_columns = self._kernel("expand_columns")
         least = float(self._data.min()) if self._data.size else 0.0  # where runs' sums are exact (``_exact_below``)
 
+        gaps = self._gaps
+
         def run(rng):
+            """The chunk's columns, and, where rows are kept as gaps, their rows as
+            gaps (``_as_gaps``), made by the thread that computed them: made by the
+            one that gathers every chunk's result, they took it 0.16 s of Krogan's
+            1.0 s of iterations at 16 threads on a 16-core host."""
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
-            return expand_columns(
+            cnt, idx, val, ch, st = expand_columns(
                 self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._exc, self._excat, self._excn,
                 self._data, flops, cuts, sequence, lo, hi, cut, select, recover, pct, inflation, self.lane_sharing,
                 self.lone_reads, least, self._run, room, self._work(),
             )
+            return cnt, _as_gaps(cnt.ravel(), idx, always=True) if gaps else (idx,), val, ch, st
 
         fixed = sum(a.nbytes for a in (self._indices, self._data, self._exc, self._excat, self._excn, cuts))
         fixed += 16 * (self.n + 1)
@@ -682,11 +703,11 @@ class CpuEngine(Engine):
         # the next iterand has at most `bound` entries, and likely about as many as this one
         bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or physical_memory()) // self._entry_bytes)
         likely = min(bound, self._indices.size + self.n + 1)
-        out_idx = Appender(np.uint8 if self._gaps else self._exc.dtype, likely, bound)
+        out_idx = Appender(np.uint8 if gaps else self._exc.dtype, likely, bound)
         out_val = Appender(np.float32, likely, bound)
         # rows stored as gaps: those stored whole, and per column how many (in all, and past its first entry)
-        out_exc = Appender(np.uint16, 1, bound) if self._gaps else None
-        exc_counts = np.zeros((2, self.n), dtype=np.int64) if self._gaps else None
+        out_exc = Appender(np.uint16, 1, bound) if gaps else None
+        exc_counts = np.zeros((2, self.n), dtype=np.int64) if gaps else None
         total = np.zeros(C.N_STATS)
         total[C.STAT_MIN_MASS] = np.inf
         chaos = -np.inf
@@ -697,12 +718,12 @@ class CpuEngine(Engine):
             written = sum(out.resident_bytes for out in (out_idx, out_val, out_exc) if out is not None)
             stop = self._phase_end(start, estimate, cum, fixed, written)
             chunks = self._chunks(start, stop, work, cum, threads)
-            for (lo, hi), (cnt, idx, val, ch, st) in zip(
+            for (lo, hi), (cnt, (idx, *whole), val, ch, st) in zip(
                 chunks, _in_order(pool() if threads > 1 else None, run, chunks, 2 * threads)
             ):
                 most = out_idx.size + idx.size + int(cum[stop - 1] - cum[hi - 1])
-                if out_exc is not None:  # one row block
-                    idx, exc, exc_counts[0, lo:hi], exc_counts[1, lo:hi] = _as_gaps(cnt.ravel(), idx, always=True)
+                if gaps:  # one row block: the rows stored whole, and per column how many
+                    exc, exc_counts[0, lo:hi], exc_counts[1, lo:hi] = whole
                     out_exc.append(exc, most)
                 out_idx.append(idx, most)
                 out_val.append(val, most)
@@ -710,7 +731,7 @@ class CpuEngine(Engine):
                 chaos = max(chaos, ch)
                 total[: C.STAT_MIN_MASS] += st[: C.STAT_MIN_MASS]
                 total[C.STAT_MIN_MASS] = min(total[C.STAT_MIN_MASS], st[C.STAT_MIN_MASS])
-                del idx, val
+                del idx, val, whole
             start = stop
             phases += 1
         indptr = np.zeros(self.n + 1, dtype=np.int64)
@@ -718,8 +739,8 @@ class CpuEngine(Engine):
         cuts = (indptr[:-1, None] + np.cumsum(counts[:, :-1], axis=1)).T  # blocks' starts, in the order stored
         sparser = out_val.size < self._data.size
         self._store(indptr, out_idx.array(), out_val.array(), order, cuts)
-        if out_exc is not None:
-            self._keep_gaps(out_exc.array(), *exc_counts, order, sparser)
+        if gaps:
+            self._keep_gaps(out_exc.array(), *exc_counts, order, sparser, pool)
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
