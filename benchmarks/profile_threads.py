@@ -29,7 +29,7 @@ from collections import defaultdict
 from netmcl import _buffers
 from netmcl.engines import cpu
 from netmcl.io.abc import read_abc
-from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
+from netmcl.mcl import _iterations, _start
 from netmcl.params import MclParams
 
 #: the gathering thread's own steps that are timed
@@ -86,16 +86,15 @@ class Timings:
         return sum(per_thread.values()), max(per_thread.values(), default=0.0), sum(self.steps.values())
 
 
-def profile(graph, threads, params, timings, each, max_iterations):
-    """Cluster `graph` on `threads` threads; the totals (wall, kernels, busiest, gathering, iterations)."""
+def profile(graph, threads, params, timings, each):
+    """Cluster `graph` on `threads` threads, as ``netmcl.mcl`` iterates it; the
+    totals (wall, kernels, busiest, gathering, iterations)."""
     engine = cpu.CpuEngine(threads=threads)
-    engine.load(start_matrix(graph, params))
+    engine.load(_start(graph, params))
     totals = [0.0, 0.0, 0.0, 0.0]
-    for it in range(1, max_iterations + 1):
-        timings.clear()
-        start = time.perf_counter()
-        stats = engine.iterate(inflation_at(params, it), params.pruning())
-        wall = time.perf_counter() - start
+    timings.clear()
+    for it, _, stats in _iterations(engine, params):
+        wall = stats.seconds
         kernels, busiest, gathering = timings.summary()
         for i, value in enumerate((wall, kernels, busiest, gathering)):
             totals[i] += value
@@ -103,8 +102,7 @@ def profile(graph, threads, params, timings, each, max_iterations):
             steps = " ".join(f"{k}={v:.3f}" for k, v in sorted(timings.steps.items(), key=lambda kv: -kv[1])[:4])
             print(f"  {threads:>2} threads, iteration {it:>2}: wall {wall:.3f} s, kernels {kernels:.3f} s "
                   f"({len(timings.calls)} calls), busiest {busiest:.3f} s, gathering {gathering:.3f} s ({steps})")
-        if stats.chaos < CHAOS_LIMIT:
-            break
+        timings.clear()
     return (*totals, it)
 
 
@@ -113,7 +111,7 @@ def main(argv=None):
     parser.add_argument("file", help="a label (ABC) file")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("-I", "--inflation", type=float, default=2.0, help="mcl's -I (default 2)")
-    parser.add_argument("--iterations", type=int, default=10_000, help="stop after this many iterations")
+    parser.add_argument("-L", "--iterations", type=int, default=10_000, help="stop after this many iterations (mcl's -L)")
     parser.add_argument("--each", action="store_true", help="a line for every iteration")
     parser.add_argument("--glibc-defaults", action="store_true",
                         help="leave glibc's allocator as it is (the command line sets a fixed mmap threshold "
@@ -127,10 +125,10 @@ def main(argv=None):
     start = time.perf_counter()
     graph = read_abc(args.file)
     print(f"{args.file}: {graph.n:,} nodes, read in {time.perf_counter() - start:.3f} s")
-    params = MclParams.build(inflation=args.inflation)
+    params = MclParams.build(inflation=args.inflation, max_iterations=args.iterations)
     rows = []
     for threads in (int(t) for t in args.threads.split(",")):
-        rows.append((threads, *profile(graph, threads, params, timings, args.each, args.iterations)))
+        rows.append((threads, *profile(graph, threads, params, timings, args.each)))
     one = next((r[2] for r in rows if r[0] == 1), None)
     print("| threads | iterations' wall s | kernels summed s | x one thread's | busiest thread s | gathering thread s |"
           " iterations |")

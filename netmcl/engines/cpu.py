@@ -506,10 +506,10 @@ class CpuEngine(Engine):
     def _by_columns(self, task, pool):
         """``task(lo, hi)`` for ranges of the columns lo..hi-1 that cover them all:
         one range per thread of the iteration, of about equal entries, run on
-        ``pool()``, where the iterand holds at least SPLIT_ENTRIES entries (and
-        any) and there are threads; else one range, on this thread (also where
-        `pool` is None)."""
-        if pool is None or self.threads == 1 or self._indices.size < max(SPLIT_ENTRIES, 1):
+        ``pool()``, where the iterand holds at least SPLIT_ENTRIES entries and
+        there are threads; else one range, on this thread (also where `pool` is
+        None or the matrix has no columns)."""
+        if pool is None or self.threads == 1 or not self.n or self._indices.size < SPLIT_ENTRIES:
             task(0, self.n)
             return
         done = np.cumsum(self._colstop - self._colstart)  # entries, by column
