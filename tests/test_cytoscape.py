@@ -320,3 +320,21 @@ def test_quiet_py4cytoscape_refuses_once_py4cytoscape_is_imported():
 
     with pytest.raises(netmcl.NetmclError, match="call quiet_py4cytoscape\\(\\) before the first import"):
         quiet_py4cytoscape()
+
+
+def test_quiet_py4cytoscape_removes_only_the_log_directory_it_made_at_exit(tmp_path):
+    # in a child process, where py4cytoscape is not imported yet
+    code = (
+        "import os, sys\n"
+        "from netmcl.testing.cyrest_standin import quiet_py4cytoscape\n"
+        "assert quiet_py4cytoscape(sys.argv[1]) == sys.argv[1]\n"
+        "made = quiet_py4cytoscape()\n"
+        "import py4cytoscape\n"
+        "assert os.listdir(made), 'py4cytoscape wrote no log there'\n"
+        "print(made)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    made = done.stdout.strip().splitlines()[-1]
+    assert os.path.basename(made).startswith("py4cytoscape-logs-")
+    assert not os.path.exists(made) and tmp_path.is_dir()

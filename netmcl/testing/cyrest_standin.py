@@ -25,9 +25,11 @@ Examples
 'v1'
 """
 
+import atexit
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -93,14 +95,16 @@ def quiet_py4cytoscape(log_dir=None):
 
     py4cytoscape reads these settings once, when it is first imported, so
     call this before anything imports it.  It makes py4cytoscape write its
-    log file under `log_dir` (a new temporary directory by default) instead
-    of ``./logs``, skips its safety sleeps after style changes (Cytoscape
-    needs them, the stand-in does not) and points its Jupyter-Bridge
-    fallback at a closed local port instead of the internet.
+    log file under `log_dir` instead of ``./logs`` (by default a new
+    temporary directory, removed with the log when the process exits), skips
+    its safety sleeps after style changes (Cytoscape needs them, the
+    stand-in does not) and points its Jupyter-Bridge fallback at a closed
+    local port instead of the internet.
 
     Parameters
     ----------
     log_dir : str, optional
+        Where py4cytoscape writes its log; kept when the process exits.
 
     Returns
     -------
@@ -117,7 +121,9 @@ def quiet_py4cytoscape(log_dir=None):
             "py4cytoscape is already imported, so it would ignore these settings; "
             "call quiet_py4cytoscape() before the first import of py4cytoscape."
         )
-    log_dir = log_dir or tempfile.mkdtemp(prefix="py4cytoscape-logs-")
+    if log_dir is None:
+        log_dir = tempfile.mkdtemp(prefix="py4cytoscape-logs-")
+        atexit.register(shutil.rmtree, log_dir, ignore_errors=True)
     os.environ["PY4CYTOSCAPE_DETAIL_LOGGER_DIR"] = log_dir
     os.environ["PY4CYTOSCAPE_MODEL_PROPAGATION_SECS"] = "0"
     os.environ["PY4CYTOSCAPE_CATCHUP_NETWORK_SECS"] = "0"
