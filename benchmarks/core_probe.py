@@ -12,7 +12,15 @@ CPU time when many threads run them (``profile_threads.py``):
 - ``scatter``: random adds into an array of each thread's own, sized to fill
   most of a core's L2 cache, as the engine's accumulators do: slower at once
   means the threads share L2 caches (two hardware threads of one core, which
-  a virtual machine may present as two cores).
+  a virtual machine may present as two cores);
+- ``lanes``: the same adds made as the engine's runs of heavy columns make
+  them (``_kernels._add_lanes``: eight float32 products widened and added to
+  a row of eight doubles, one 512-bit operation on a machine with AVX-512),
+  into interleaved accumulators of each thread's own, as large: slower at
+  once than ``scatter`` means the cores' clock drops under wide vector
+  operations on many cores;
+- ``lanes-l1``: those operations into one row, over and over: a dependent
+  chain, bound by the clock alone, as ``chain`` is for scalar operations.
 
 Each is run alone, then at once, then alone again (the first can be cold).
 
@@ -28,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
+from netmcl.engines._constants import LANES
+from netmcl.engines._kernels import _add_lanes, _lanes, _line_aligned_zeros
 from netmcl.engines.cpu import L2_BYTES
 
 
@@ -67,6 +77,17 @@ def scatter(at, rows, reps):
     return acc.sum()
 
 
+@numba.njit(nogil=True)
+def lanes(at, rows, reps):
+    acc = _line_aligned_zeros(rows * LANES)  # a row straddling two cache lines would cost two
+    factors = np.full((1, 2 * LANES), 0.5, dtype=np.float32)
+    f = _lanes(factors, 0, 0)
+    for _ in range(reps):
+        for i in range(at.size):
+            _add_lanes(acc, numba.uintp(at[i]) * numba.uintp(LANES), f, np.float32(1.0))
+    return acc.sum()
+
+
 def probes(scale):
     """The probes: name -> (function, arguments), about 0.3-0.6 s each alone at scale 1."""
     rng = np.random.default_rng(1)
@@ -77,6 +98,9 @@ def probes(scale):
         "stream": (stream, (shared, max(1, int(150 * scale)))),
         "gather": (gather, (shared, rng.integers(0, shared.size, 2_000_000).astype(np.int32), max(1, int(50 * scale)))),
         "scatter": (scatter, (rng.integers(0, rows, 2_000_000).astype(np.int32), rows, max(1, int(100 * scale)))),
+        "lanes": (lanes, (rng.integers(0, rows // LANES, 2_000_000).astype(np.int32), rows // LANES,
+                          max(1, int(40 * scale)))),
+        "lanes-l1": (lanes, (np.zeros(2_000_000, dtype=np.int32), 1, max(1, int(40 * scale)))),
     }
 
 
