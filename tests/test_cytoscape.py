@@ -333,7 +333,8 @@ def test_quiet_py4cytoscape_removes_only_the_log_directory_it_made_at_exit(tmp_p
         "assert os.listdir(made), 'py4cytoscape wrote no log there'\n"
         "print(made)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     made = done.stdout.strip().splitlines()[-1]
     assert os.path.basename(made).startswith("py4cytoscape-logs-")

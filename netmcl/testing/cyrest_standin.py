@@ -121,7 +121,7 @@ def quiet_py4cytoscape(log_dir=None):
             "py4cytoscape is already imported, so it would ignore these settings; "
             "call quiet_py4cytoscape() before the first import of py4cytoscape."
         )
-    if log_dir is None:
+    if not log_dir:
         log_dir = tempfile.mkdtemp(prefix="py4cytoscape-logs-")
         atexit.register(shutil.rmtree, log_dir, ignore_errors=True)
     os.environ["PY4CYTOSCAPE_DETAIL_LOGGER_DIR"] = log_dir
