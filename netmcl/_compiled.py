@@ -418,7 +418,11 @@ def _build(out_dir, suffix, names):
         print(_STEP_DONE, flush=True)
         return result
 
-    from numba.core.codegen import CPUCodeLibrary
+    from numba.core.codegen import AOTCPUCodegen, CPUCodeLibrary
+
+    # pycc targets the host's CPU model with the model's full instruction set; a virtual machine may hide
+    # some of it (an AMD Zen 4 without AVX-512), so take the features the host reports, as the JIT does
+    AOTCPUCodegen._customize_tm_features = lambda codegen: codegen._get_host_cpu_features()
 
     from netmcl.engines._kernels import ALWAYS_INLINE
 

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._csc import distinct, indptr_of, spans
+from .sparse import distinct, indptr_of, spans
 from .exceptions import NotAPartitionError, ParameterError
 
 __all__ = [

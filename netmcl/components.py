@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._compiled import for_rows
-from ._csc import CscMatrix, spans
+from .sparse import CscMatrix, spans
 
 __all__ = ["Tracks", "component_groups", "run_components", "split_components", "weak_components"]
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._buffers import Appender
 from ._compiled import for_rows
-from ._csc import CscMatrix
+from .sparse import CscMatrix
 from .exceptions import ParameterError
 
 __all__ = ["SparseGraph"]

@@ -10,7 +10,7 @@ overlap (cut, keep or split) and sort the clusters.
 import numpy as np
 
 from ._compiled import kernels
-from ._csc import CscMatrix, distinct, indptr_of, spans
+from .sparse import CscMatrix, distinct, indptr_of, spans
 from .components import weak_components
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ._compiled import kernels
-from ._csc import CscMatrix
+from .sparse import CscMatrix
 from ._progress import progress_bar
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
@@ -164,7 +164,7 @@ def first_expansion(graph, params, engine):
         The first iteration's statistics.
     """
     engine.load(_start(graph, params))
-    stats = engine.iterate(0.0, params.pruning())
+    stats = engine.iterate(None, params.pruning())
     return engine.result(), stats
 
 

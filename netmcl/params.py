@@ -217,8 +217,10 @@ class MclParams:
         return 0.99999 / self.pruning_number if self.pruning_number > 0 else -1.0
 
     def pruning(self):
-        """The tuple (cut, S, R, pct) the engines take."""
-        return (self.cutoff, self.select, self.recover, self.recover_pct / 100.0)
+        """The :class:`~netmcl.engines.Pruning` (cutoff, S, R, pct) the engines take."""
+        from .engines import Pruning
+
+        return Pruning(self.cutoff, self.select, self.recover, self.recover_pct / 100.0)
 
     def to_dict(self):
         """The parameters as a plain dict."""

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import netmcl
-from netmcl._csc import CscMatrix
+from netmcl.sparse import CscMatrix
 from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import get_engine
 from netmcl.engines.cpu import SERIAL_WORK, SPLIT_ENTRIES, CpuEngine, available_cores, parse_memory
@@ -421,7 +421,7 @@ def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_
     searches the columns read for row 4 by bisection where their rows are stored whole,
     and reads them from the start where they are stored as gaps: with the nodes `shift`
     up by one (node 0 alone), no column's first row is 0, and the rows are gaps."""
-    from netmcl._csc import CscMatrix
+    from netmcl.sparse import CscMatrix
     from netmcl.engines.cpu import CpuEngine
 
     columns = {  # column: {row: value}

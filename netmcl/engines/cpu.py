@@ -42,7 +42,7 @@ from ..params import positive_integer
 from . import Engine, IterationStats
 from .._buffers import Appender, physical_memory
 from .._compiled import kernels
-from .._csc import CscMatrix, distinct, spans
+from ..sparse import CscMatrix, distinct, spans
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "one_arena", "parse_memory"]
@@ -649,6 +649,10 @@ class CpuEngine(Engine):
 
     def iterate(self, inflation, pruning):
         t0 = time.perf_counter()
+        if inflation is None:
+            inflation = 0.0  # the kernels' sign for "no inflation"
+        elif not inflation > 0.0:
+            raise ParameterError(f"The inflation of an iteration must be positive. Got {inflation!r} instead.")
         started = []
 
         def pool():

@@ -19,7 +19,7 @@ import numpy as np
 from ..exceptions import InputFileError, ParameterError
 from ..graph import SparseGraph
 from .._compiled import kernels
-from .._csc import CscMatrix, distinct
+from ..sparse import CscMatrix, distinct
 from . import _codes
 from ._files import atomic_write, display_name, read_input_bytes
 

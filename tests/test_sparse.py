@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from netmcl._csc import CscMatrix
+from netmcl.sparse import CscMatrix
 from netmcl.graph import SparseGraph
 
 
