@@ -36,9 +36,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from netmcl.engines._constants import LANES
-from netmcl.engines._kernels import _add_lanes, _lanes, _line_aligned_zeros
-from netmcl.engines.cpu import L2_BYTES
+from netmcl.engines.cpu._constants import LANES
+from netmcl.engines.cpu._kernels import _add_lanes, _lanes, _line_aligned_zeros
+from netmcl.engines.cpu.engine import L2_BYTES
 
 
 @numba.njit(nogil=True)

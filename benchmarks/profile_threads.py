@@ -26,8 +26,8 @@ import threading
 import time
 from collections import defaultdict
 
-from netmcl import _buffers
-from netmcl.engines import cpu
+from netmcl.engines.cpu import _buffers
+from netmcl.engines.cpu import engine as cpu
 from netmcl.io.abc import read_abc
 from netmcl.mcl import _iterations, _start
 from netmcl.params import MclParams

@@ -395,7 +395,7 @@ _BYTE_COMPILE = ("import compileall, importlib.util, pathlib, sys; "
                  "sys.exit(not compileall.compile_dir(str(package), quiet=1))")
 #: run by netmcl's interpreter: load every compiled kernel, building those missing, among them the
 #: ones for int32 rows (more than 262,144 nodes), which a run builds the first time it needs one
-_LOAD_KERNELS = "from netmcl._compiled import KERNELS, kernels; K = kernels(); [getattr(K, n) for n in KERNELS]"
+_LOAD_KERNELS = "from netmcl.engines.cpu._compiled import KERNELS, kernels; K = kernels(); [getattr(K, n) for n in KERNELS]"
 
 
 def warm_up(args, log, kill_above_bytes):

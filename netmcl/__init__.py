@@ -33,10 +33,10 @@ __version__ = "0.1.0"
 # imported on first use, so that a clustering run (the command line) loads
 # none of them: name -> (module, attribute or None for the module itself)
 _LAZY = {
-    "cytoscape": ("cytoscape", None),
-    "plot": ("plot", None),
+    "cytoscape": ("viz.cytoscape", None),
+    "plot": ("viz.plot", None),
     "analysis": ("analysis", None),
-    "draw": ("plot", "draw"),
+    "draw": ("viz.plot", "draw"),
     "compare": ("analysis", "compare"),
     "compare_to_complexes": ("analysis", "compare_to_complexes"),
     "quality": ("analysis", "quality"),

@@ -170,7 +170,7 @@ class Clustering(Sequence):
         >>> Clustering([[0, 1, 2], [3]], list("abcd")).plot_sizes().get_xlabel()
         'cluster size (nodes)'
         """
-        from .plot import plot_sizes
+        from .viz.plot import plot_sizes
 
         return plot_sizes(self, ax=ax, **kwargs)
 

@@ -7,9 +7,7 @@ through :attr:`SparseGraph.labels`.
 
 import numpy as np
 
-from ._buffers import Appender
-from ._compiled import for_rows
-from .sparse import CscMatrix
+from .sparse import CscMatrix, indptr_of
 from .exceptions import ParameterError
 
 __all__ = ["SparseGraph"]
@@ -150,15 +148,16 @@ class SparseGraph:
         return cls._from_arcs(arcs, n, symmetrize, labels)
 
     @classmethod
-    def _from_arcs(cls, arcs, n, symmetrize, labels):
+    def _from_arcs(cls, arcs, n, symmetrize, labels, merge=None):
         """:meth:`from_edges` on checked arcs ``[targets, sources, weights]``, a
         list that is emptied once they are merged, so that arrays held only by
-        it (a file reader's) are freed before the graph is built."""
+        it (a file reader's) are freed before the graph is built.  `merge`
+        (default :func:`_merge_max`) turns them into a matrix."""
         keep = arcs[2] != 0
         if not keep.all():
             arcs[:] = [a[keep] for a in arcs]
         del keep
-        return cls(_merge_max(arcs, n, mirror=symmetrize), labels=labels)
+        return cls((merge or _merge_max)(arcs, n, mirror=symmetrize), labels=labels)
 
     @property
     def matrix(self):
@@ -210,30 +209,30 @@ def _ids(nodes):
 
 def _merge_max(arcs, n, mirror=False):
     """CscMatrix from coordinates ``arcs = [rows, cols, vals]`` (and their
-    mirrors), repeats merged by max; ids in 0..n-1 (uint16 rows and columns
-    are taken as they are).  `arcs` is emptied once they are sorted.
+    mirrors when `mirror`), repeats merged by maximum; ids in 0..n-1.  `arcs`
+    is emptied once its arrays are no longer needed.
 
-    The entries are written in arrays trimmed to the merged ones without a
-    copy (:class:`~netmcl._buffers.Appender`): the memory is the input and
-    every entry before merging, not a copy of the merged entries as well.
-    Mirrored, each edge is merged once, as an entry of the upper triangle
-    (8 bytes an arc given), and mirrored into the whole matrix once the
-    input is freed.  uint16 ids are merged as uint16 (6 bytes an entry);
-    the matrix returned has int32 rows.
+    Examples
+    --------
+    >>> m = _merge_max([np.array([1, 1, 0]), np.array([0, 0, 1]), np.array([2.0, 3.0, 1.0])], 2)
+    >>> m.indptr.tolist(), m.indices.tolist(), m.data.tolist()
+    ([0, 1, 2], [1, 0], [3.0, 1.0])
     """
-    ids = np.uint16 if arcs[0].dtype == arcs[1].dtype == np.uint16 else np.int32
-    for i, dtype in enumerate((ids, ids, np.float32)):
-        arcs[i] = np.ascontiguousarray(arcs[i], dtype=dtype)
-    total = arcs[0].size
-    indices, data = Appender(ids, total, total), Appender(np.float32, total, total)
-    merge = for_rows("edge_max" if mirror else "csc_max", ids)
-    indptr, count = merge(*arcs, int(n), indices.room(total), data.room(total))
+    rows = np.asarray(arcs[0], dtype=np.int64)
+    cols = np.asarray(arcs[1], dtype=np.int64)
+    vals = np.asarray(arcs[2], dtype=np.float32)
     arcs.clear()
-    if not mirror:
-        return CscMatrix(indptr, indices.array(count).astype(np.int32), data.array(count), n)
-    upper = indptr, indices.array(count), data.array(count)
-    total = 2 * count
-    indices, data = Appender(np.int32, total, total), Appender(np.float32, total, total)
-    indptr = for_rows("mirror_edges", ids)(*upper, indices.room(total), data.room(total))
-    del upper
-    return CscMatrix(indptr, indices.array(int(indptr[-1])), data.array(int(indptr[-1])), n)
+    if mirror:
+        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+        vals = np.concatenate([vals, vals])
+    key = cols * max(int(n), 1) + rows  # column-major position: one sort key
+    order = np.argsort(key, kind="stable")
+    key, vals = key[order], vals[order]
+    del order, rows, cols
+    first = np.ones(key.size, dtype=bool)
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    data = np.maximum.reduceat(vals, starts) if starts.size else vals[:0]
+    key = key[starts]
+    cols = key // max(int(n), 1)
+    return CscMatrix(indptr_of(cols, n), (key - cols * max(int(n), 1)).astype(np.int32), data, n)

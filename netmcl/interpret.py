@@ -9,9 +9,7 @@ overlap (cut, keep or split) and sort the clusters.
 
 import numpy as np
 
-from ._compiled import kernels
-from .sparse import CscMatrix, distinct, indptr_of, spans
-from .components import weak_components
+from .sparse import CscMatrix, distinct, indptr_of, normalize_columns, spans, weak_components
 
 __all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
 
@@ -58,7 +56,7 @@ def _attractor_dag(limit):
     cols, rows, data = (np.concatenate(part) for part in zip(*parts))
     indptr = indptr_of(cols, n)
     # the clean-up mcl applies after the DAG: normalise, drop entries < 1/(k+1)
-    kernels().normalize_columns(indptr, data)
+    normalize_columns(indptr, data)
     keep2 = data.astype(np.float64) >= 1.0 / (np.diff(indptr)[cols] + 1.0)
     kept = rows[keep2]
     return CscMatrix(indptr_of(cols[keep2], n), kept, np.ones(kept.size, dtype=np.float32), n)

@@ -1,9 +1,13 @@
-"""Markov clustering with mcl 22-282's exact semantics.
+"""Markov clustering with mcl 22-282's exact semantics: the one iteration loop.
 
-The loop here is independent of where the arithmetic runs: it prepares the
-start matrix (loops, ``-c``, ``-pi``, normalisation), hands it to an engine,
-drives the iterations (convergence at chaos < 1e-4, the x1.001 inflation bump
-from iteration 40, the cap) and interprets the limit.
+The loop is independent of where the arithmetic runs: it prepares the start
+matrix (loops, ``-c``, ``-pi``, normalisation), hands it to an engine
+(:mod:`netmcl.engines`), drives the iterations (convergence at chaos < 1e-4,
+the x1.001 inflation bump from iteration 40, the cap) and interprets the
+limit.  A graph of several connected components is iterated as groups of
+components on engines of their own (:class:`~netmcl.components.GroupedEngine`),
+with the same iterands.  :func:`mcl_iterates` yields every iteration of this
+loop; :func:`mcl` is its last state, interpreted.
 """
 
 import dataclasses
@@ -13,19 +17,17 @@ import warnings
 
 import numpy as np
 
-from ._compiled import kernels
-from .sparse import CscMatrix
 from ._progress import progress_bar
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
-from .components import component_groups, run_components, split_components
+from .components import GroupedEngine, component_groups
 from .engines import get_engine
 from .exceptions import ConvergenceWarning
-from .graph import U16_NODES
 from .interpret import interpret, sort_clusters
 from .params import MclParams
+from .sparse import CscMatrix, inflate_columns, normalize_columns
 
-__all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "CHAOS_LIMIT"]
+__all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "cluster_graph", "CHAOS_LIMIT"]
 
 log = logging.getLogger("netmcl")
 
@@ -66,19 +68,13 @@ def start_matrix(graph, params):
 def _start(graph, params):
     """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy)."""
     m = graph.csc
-    K = kernels()
-    # rows in 2 bytes where they fit, as the engine stores them: 6 bytes an entry until it takes them, not 8
-    rows = np.uint16 if m.shape[0] <= U16_NODES else np.int32
-    if params.discard_loops:
-        m = m.with_max_loops(rows)
-    else:  # copies: the graph's arrays stay untouched
-        m = CscMatrix(m.indptr.copy(), m.indices.astype(rows), m.data.copy(), m.shape[0])
+    m = m.with_max_loops() if params.discard_loops else m.copy()  # a copy: the graph's arrays stay untouched
     if params.loop_gain is not None:
         on = m.indices == m.columns()
         m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
     if params.preinflation is not None:
-        K.inflate_columns(m.indptr, m.data, float(params.preinflation))
-    K.normalize_columns(m.indptr, m.data)
+        inflate_columns(m.indptr, m.data, float(params.preinflation))
+    normalize_columns(m.indptr, m.data)
     return m
 
 
@@ -99,13 +95,16 @@ class MclState:
         Whether this iteration ended the run by convergence.
     """
 
-    def __init__(self, iteration, inflation, stats, converged, engine):
+    def __init__(self, iteration, inflation, history, engine, graph, params):
         self.iteration = iteration
         self.inflation = inflation
-        self.stats = stats
-        self.chaos = stats.chaos
-        self.converged = converged
+        self.stats = history[-1]
+        self.chaos = self.stats.chaos
+        self.converged = self.chaos < CHAOS_LIMIT
+        self._history = list(history)
         self._engine = engine
+        self._graph = graph
+        self._params = params
 
     @property
     def matrix(self):
@@ -115,18 +114,34 @@ class MclState:
         """
         return self._engine.result().to_scipy()
 
+    def clustering(self):
+        """The clusters of the iterand after this iteration (mcl's interpretation).
+
+        Valid until the generator is advanced.  On the last state this is
+        what :func:`mcl` returns (before it is mapped back to the input's
+        type).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> *_, last = mcl_iterates(nx.path_graph(4))
+        >>> list(last.clustering())
+        [[0, 1], [2, 3]]
+        """
+        params = self._params
+        clusters = sort_clusters(interpret(self._engine.result(), overlap=params.overlap), params.sort)
+        return Clustering(
+            clusters,
+            self._graph.labels,
+            n_iterations=len(self._history),
+            converged=self.converged,
+            chaos=[s.chaos for s in self._history],
+            params=params,
+            stats=self._history,
+        )
+
     def __repr__(self):
         return f"<MclState iteration={self.iteration} chaos={self.chaos:.4g} nnz={self.stats.kept}>"
-
-
-def _prepare(G, weight, symmetrize, kwargs):
-    engine_name = kwargs.pop("engine", "cpu")
-    threads = kwargs.pop("threads", None)
-    max_memory = kwargs.pop("max_memory", None)
-    params = MclParams.build(**kwargs)
-    graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
-    engine = get_engine(engine_name, threads=threads, max_memory=max_memory)
-    return graph, params, engine
 
 
 def inflation_at(params, iteration):
@@ -153,8 +168,7 @@ def first_expansion(graph, params, engine):
 
     Everything in it -- preprocessing, expansion, pruning, rescaling and the
     chaos -- is the same for every main inflation, so an inflation sweep
-    computes it once and inflates a copy per inflation with
-    :func:`inflate_first`.
+    computes it once and inflates it per inflation with :func:`inflate_first`.
 
     Returns
     -------
@@ -163,49 +177,30 @@ def first_expansion(graph, params, engine):
     stats : IterationStats
         The first iteration's statistics.
     """
-    engine.load(_start(graph, params))
+    engine.load(_start(graph, params), n_rule=graph.n)
     stats = engine.iterate(None, params.pruning())
-    return engine.result(), stats
+    return engine.result().copy(), stats
 
 
-def inflate_first(expansion, stats, params):
+def inflate_first(expansion, stats, params, engine):
     """Finish the first iteration of :func:`first_expansion` at ``params.inflation``.
 
-    Returns the argument `resume` of :func:`cluster_graph`: bit for bit the
-    iterand and statistics of the first iteration of a run at that inflation.
+    `engine` does the inflation (a group's engine of its kind when it has
+    them).  Returns the argument `resume` of :func:`cluster_graph`: bit for
+    bit the iterand and statistics of the first iteration of a run at that
+    inflation.
     """
-    m = expansion.copy()
-    emptied = np.asarray(kernels().inflate_columns(m.indptr, m.data, inflation_at(params, 1)), dtype=np.int64)
-    if emptied.size:  # the kernel drops the entries of a column whose mass vanished
-        counts = np.diff(m.indptr)
-        alive = np.ones(m.shape[0], dtype=bool)
-        alive[emptied] = False
-        entries = np.repeat(alive, counts)
-        counts[~alive] = 0
-        indptr = np.zeros_like(m.indptr)
-        np.cumsum(counts, out=indptr[1:])
-        m = CscMatrix(indptr, m.indices[entries], m.data[entries], m.shape[0])
-    first = dataclasses.replace(stats, kept=m.nnz, emptied=int(emptied.size))
-    return m, [first]
-
-
-def _iterations(engine, params, first=1):
-    """Iterate the engine's iterand from iteration `first` until convergence or the cap.
-
-    Yields (iteration, inflation, IterationStats).
-    """
-    for it in range(first, params.max_iterations + 1):
-        inflation = inflation_at(params, it)
-        stats = engine.iterate(inflation, params.pruning())
-        yield it, inflation, stats
-        if stats.chaos < CHAOS_LIMIT:
-            return
+    eng = engine.spawn(threads=engine.threads, share=1) or engine
+    eng.load(expansion.copy(), n_rule=expansion.shape[0])
+    emptied = eng.inflate(inflation_at(params, 1))
+    m = eng.result()
+    return m, [dataclasses.replace(stats, kept=m.nnz, emptied=emptied)]
 
 
 def _log_iteration(it, stats):
     """Log iteration `it` (the command line's ``-v``): how many phases a memory
     budget cut it into, and for a graph whose groups of components iterate
-    separately, their figures combined (time summed over the groups)."""
+    separately, how many groups."""
     phases = stats.extra.get("phases", 1)
     groups = stats.extra.get("groups", 1)
     log.debug(
@@ -215,10 +210,39 @@ def _log_iteration(it, stats):
     )
 
 
-def _run(graph, params, engine):
-    engine.load(_start(graph, params))
-    for it, inflation, stats in _iterations(engine, params):
-        yield MclState(it, inflation, stats, stats.chaos < CHAOS_LIMIT, engine)
+def _states(graph, params, engine, *, decompose=True, resume=None, release_input=False):
+    """The one iteration loop: load the start matrix (or `resume`), iterate
+    until convergence or the cap, yield an :class:`MclState` after each
+    iteration (for a resumed run that had already converged, one state for
+    its last iteration)."""
+    current, history = (_start(graph, params), []) if resume is None else (resume[0], list(resume[1]))
+    if release_input:
+        graph._release_weights()
+    groups = component_groups(current) if decompose else [None]
+    if len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
+        engine = GroupedEngine(engine, groups, chaos_limit=CHAOS_LIMIT)
+    engine.load(current, n_rule=graph.n)
+    del current  # the engine holds it until the first iteration replaces it
+    done = len(history)
+    if history and history[-1].chaos < CHAOS_LIMIT:
+        yield MclState(done, inflation_at(params, done), history, engine, graph, params)
+        return
+    for it in range(done + 1, params.max_iterations + 1):
+        inflation = inflation_at(params, it)
+        history.append(engine.iterate(inflation, params.pruning()))
+        _log_iteration(it, history[-1])
+        state = MclState(it, inflation, history, engine, graph, params)
+        yield state
+        if state.converged:
+            return
+
+
+def _prepare(G, weight, symmetrize, params):
+    engine = params.pop("engine", "cpu")
+    options = {"threads": params.pop("threads", None), "max_memory": params.pop("max_memory", None)}
+    prm = MclParams.build(**params)
+    graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
+    return graph, prm, get_engine(engine, **options)
 
 
 def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
@@ -240,7 +264,7 @@ def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
     (True, True)
     """
     graph, prm, engine = _prepare(G, weight, symmetrize, dict(params))
-    yield from _run(graph, prm, engine)
+    yield from _states(graph, prm, engine)
 
 
 def mcl(
@@ -366,14 +390,12 @@ def mcl(
     >>> G.nodes["fit"]["mcl_cluster"]
     1
     """
-    kwargs = dict(
+    graph, params, eng = _prepare(G, weight, symmetrize, dict(
         inflation=inflation, scheme=scheme, resource=resource, pruning_number=pruning_number,
         pruning_threshold=pruning_threshold, select=select, recover=recover, recover_pct=recover_pct,
         preinflation=preinflation, loop_gain=loop_gain, discard_loops=discard_loops, overlap=overlap,
-        sort=sort, max_iterations=max_iterations, engine=engine, threads=threads,
-        max_memory=max_memory,
-    )
-    graph, params, eng = _prepare(G, weight, symmetrize, kwargs)
+        sort=sort, max_iterations=max_iterations, engine=engine, threads=threads, max_memory=max_memory,
+    ))
     clustering = cluster_graph(graph, params, eng, progress=progress)
     if attribute is not None:
         write_back(G, clustering, attribute)
@@ -409,50 +431,21 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     [[0, 1], [2, 3]]
     """
     t0 = time.perf_counter()
-    current, stats = (_start(graph, params), []) if resume is None else (resume[0], list(resume[1]))
-    if release_input:
-        graph._release_weights()
-    done = len(stats)
-    groups = component_groups(current) if decompose else [None]
-    if stats and stats[-1].chaos < CHAOS_LIMIT:
-        limit = current
-    elif len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
-        tracks = split_components(current, groups, engine, done=done)
-        del current  # the groups' engines hold their parts
-        limit, more = run_components(tracks, params, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
-        del tracks
-        for it, st in enumerate(more, done + 1):
-            _log_iteration(it, st)
-        stats += more
-    else:
-        engine.load(current, n_rule=graph.n)
-        del current  # the engine holds it until the first iteration replaces it
-        with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
-            for it, _, st in _iterations(engine, params, done + 1):
-                stats.append(st)
-                _log_iteration(it, st)
-                bar.set_postfix(chaos=f"{st.chaos:.3g}")
-                bar.update()
-        limit = engine.result()
-    converged = bool(stats) and stats[-1].chaos < CHAOS_LIMIT
-    if not converged:
+    last = None
+    with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
+        for last in _states(graph, params, engine, decompose=decompose, resume=resume, release_input=release_input):
+            bar.set_postfix(chaos=f"{last.chaos:.3g}")
+            bar.update()
+    if not last.converged:
         warnings.warn(
             f"MCL did not converge in {params.max_iterations} iterations "
-            f"(last chaos {stats[-1].chaos:.3g}); the clusters of the last iterand are returned.",
+            f"(last chaos {last.chaos:.3g}); the clusters of the last iterand are returned.",
             ConvergenceWarning,
             stacklevel=3,
         )
-    clusters = sort_clusters(interpret(limit, overlap=params.overlap), params.sort)
+    clustering = last.clustering()
     log.info(
         "%d clusters of %d nodes after %d iterations in %.2fs",
-        len(clusters), graph.n, len(stats), time.perf_counter() - t0,
+        len(clustering), graph.n, clustering.n_iterations, time.perf_counter() - t0,
     )
-    return Clustering(
-        clusters,
-        graph.labels,
-        n_iterations=len(stats),
-        converged=converged,
-        chaos=[s.chaos for s in stats],
-        params=params,
-        stats=stats,
-    )
+    return clustering

@@ -9,9 +9,6 @@ where a user wants one.
 
 import numpy as np
 
-from ._buffers import Appender
-from ._compiled import for_rows
-
 __all__ = ["CscMatrix", "indptr_of", "spans"]
 
 
@@ -98,27 +95,49 @@ class CscMatrix:
         [[1.0, 4.0], [2.0, 0.0]]
         """
         nodes = np.ascontiguousarray(nodes, dtype=np.int64)
-        principal = for_rows("principal", self.indices.dtype)
-        return CscMatrix(*principal(self.indptr, self.indices, self.data, nodes), nodes.size)
+        new_id = np.full(self.shape[0], -1, dtype=np.int64)
+        new_id[nodes] = np.arange(nodes.size)
+        counts = self.indptr[nodes + 1] - self.indptr[nodes]
+        at = spans(self.indptr[nodes], counts)
+        rows = new_id[self.indices[at]]
+        keep = rows >= 0
+        cols = np.repeat(np.arange(nodes.size), counts)[keep]
+        return CscMatrix(indptr_of(cols, nodes.size), rows[keep].astype(self.indices.dtype), self.data[at][keep], nodes.size)
 
-    def with_max_loops(self, rows=np.int32):
-        """This matrix, whose rows must be int32 (a graph's), with every loop
-        replaced as mcl does by default: each column's by its largest other
-        value, or 1 where it has none above zero; the rows of the result of
-        type `rows` (int32, or uint16 on at most 65,536 nodes).
+    def with_max_loops(self):
+        """This matrix with every loop replaced as mcl does by default: each
+        column's by its largest other value, or 1 where it has none above
+        zero.  Rows must be ascending in every column; they stay so.
 
         Examples
         --------
-        >>> m = CscMatrix([0, 2, 3], [0, 1, 0], [9.0, 2.0, 3.0], 2).with_max_loops(np.uint16)
-        >>> m.indices.dtype, m.toarray().tolist()
-        (dtype('uint16'), [[2.0, 3.0], [2.0, 3.0]])
+        >>> m = CscMatrix([0, 2, 3], [0, 1, 0], [9.0, 2.0, 3.0], 2).with_max_loops()
+        >>> m.toarray().tolist()
+        [[2.0, 3.0], [2.0, 3.0]]
         """
         n = self.shape[0]
-        room = self.nnz + n  # every column may gain a loop
-        indices, data = Appender(rows, room, room), Appender(np.float32, room, room)
-        loops = for_rows("with_max_loops", rows)
-        indptr, count = loops(self.indptr, self.indices, self.data, indices.room(room), data.room(room))
-        return CscMatrix(indptr, indices.array(count), data.array(count), n)
+        cols = self.columns()
+        rows = self.indices.astype(np.int64)
+        off = rows != cols
+        rows, cols, vals = rows[off], cols[off], self.data[off]
+        del off
+        counts = np.bincount(cols, minlength=n)
+        loop = np.zeros(n, dtype=np.float32)
+        has = counts > 0
+        starts = np.cumsum(counts) - counts
+        if vals.size:
+            loop[has] = np.maximum.reduceat(vals, starts[has])
+        loop[~(loop > 0)] = 1.0  # no value above zero: a loop of 1
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts + 1, out=indptr[1:])
+        below = np.bincount(cols[rows < cols], minlength=n)  # entries of each column above its diagonal
+        out_rows = np.empty(indptr[-1], dtype=np.int32)
+        out_vals = np.empty(indptr[-1], dtype=np.float32)
+        at = indptr[cols] + (np.arange(rows.size) - starts[cols]) + (rows > cols)
+        out_rows[at], out_vals[at] = rows, vals
+        diag = indptr[:-1] + below
+        out_rows[diag], out_vals[diag] = np.arange(n), loop
+        return CscMatrix(indptr, out_rows, out_vals, n)
 
     def diagonal(self):
         """The diagonal as a float32 array (0 where nothing is stored)."""
@@ -191,3 +210,129 @@ def distinct(values, counts=False):
         return values[keep]
     starts = np.flatnonzero(keep)
     return values[starts], np.diff(starts, append=values.size)
+
+
+def column_sums(indptr, values):
+    """Each column's sum in float64, its values added one after another in
+    storage order from 0.0: the order mcl sums in, so the same bits.
+
+    NumPy's own sums (``np.sum``, ``np.add.reduceat``) add in pairs, whose
+    rounding differs; here all columns advance together, one position at a
+    time, longest columns first.
+
+    Examples
+    --------
+    >>> column_sums(np.array([0, 2, 2, 3]), np.array([0.25, 0.5, 2.0], dtype=np.float32)).tolist()
+    [0.75, 0.0, 2.0]
+    """
+    indptr = np.asarray(indptr, dtype=np.int64)
+    counts = np.diff(indptr)
+    sums = np.zeros(counts.size)
+    if not counts.size:
+        return sums
+    order = np.argsort(-counts, kind="stable")
+    longest = counts[order]
+    starts = indptr[:-1][order]
+    vals = np.asarray(values, dtype=np.float64)
+    alive = counts.size
+    for p in range(int(longest[0]) if longest.size else 0):
+        alive = int(np.searchsorted(-longest[:alive], -p, side="left"))  # columns longer than p
+        cols = order[:alive]
+        sums[cols] += vals[starts[:alive] + p]
+    return sums
+
+
+def normalize_columns(indptr, data):
+    """Make every column sum to one, in place, as mcl does: each value
+    divided in float64 by its column's sum (:func:`column_sums`), rounded to
+    float32; columns summing to 0 stay as they are.
+
+    Examples
+    --------
+    >>> data = np.array([1.0, 3.0, 0.0], dtype=np.float32)
+    >>> normalize_columns(np.array([0, 2, 3]), data); data.tolist()
+    [0.25, 0.75, 0.0]
+    """
+    indptr = np.asarray(indptr, dtype=np.int64)
+    sums = np.repeat(column_sums(indptr, data), np.diff(indptr))
+    scale = sums != 0.0
+    data[scale] = (data[scale].astype(np.float64) / sums[scale]).astype(np.float32)
+
+
+def inflate_columns(indptr, data, power):
+    """Raise every value to `power` and rescale each column, in place, as mcl
+    does: ``p = float32(pow(float64(v), power))``, the column's sum of `p`
+    (:func:`column_sums`), ``v = float32(float64(p) / sum)``; a column whose
+    sum is not above 0 is emptied (its values set to 0).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The columns emptied.
+
+    Examples
+    --------
+    >>> data = np.array([1.0, 3.0], dtype=np.float32)
+    >>> inflate_columns(np.array([0, 2]), data, 2.0).tolist(), data.tolist()
+    ([], [0.10000000149011612, 0.8999999761581421])
+    """
+    indptr = np.asarray(indptr, dtype=np.int64)
+    data[:] = np.power(data.astype(np.float64), float(power)).astype(np.float32)
+    sums = column_sums(indptr, data)
+    emptied = np.flatnonzero(~(sums > 0.0))
+    per_entry = np.repeat(sums, np.diff(indptr))
+    live = per_entry > 0.0
+    data[live] = (data[live].astype(np.float64) / per_entry[live]).astype(np.float32)
+    data[~live] = 0.0
+    return emptied
+
+
+def weak_components(matrix):
+    """The weakly connected components of a square sparse matrix's pattern.
+
+    Every stored entry links its row and column, whatever its direction or
+    value.  Components are numbered by their smallest node.  Each round
+    hooks every node's root onto the smallest root among its neighbours',
+    then shortens every path to its root; a round at least halves what is
+    left to join.
+
+    Parameters
+    ----------
+    matrix : CscMatrix, or scipy sparse matrix in CSC or CSR form
+
+    Returns
+    -------
+    count : int
+    labels : numpy.ndarray of int64
+        The component of each node.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> m = sp.csc_array(([1.0, 1.0], ([3, 1], [0, 2])), shape=(5, 5))
+    >>> count, labels = weak_components(m)
+    >>> count, labels.tolist()
+    (3, [0, 1, 1, 0, 2])
+    """
+    n = matrix.shape[0]
+    indptr = np.asarray(matrix.indptr, dtype=np.int64)
+    a = np.asarray(matrix.indices, dtype=np.int64)
+    b = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    link = a != b
+    a, b = a[link], b[link]
+    root = np.arange(n, dtype=np.int64)
+    while a.size:
+        ra, rb = root[a], root[b]
+        low = np.minimum(ra, rb)
+        np.minimum.at(root, ra, low)
+        np.minimum.at(root, rb, low)
+        while True:  # every node to its root
+            up = root[root]
+            if np.array_equal(up, root):
+                break
+            root = up
+        joined = root[a] != root[b]
+        a, b = a[joined], b[joined]  # the links still between different trees
+    first = root == np.arange(n)
+    number = np.cumsum(first) - 1
+    return int(first.sum()), number[root]

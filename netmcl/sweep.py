@@ -221,7 +221,7 @@ def sweep(
     expansion, first = first_expansion(graph, settings[0], eng)
     for prm in progress_bar(progress, settings, desc="sweep", unit="inflation", leave=False):
         t0 = time.perf_counter()
-        clustering = cluster_graph(graph, prm, eng, resume=inflate_first(expansion, first, prm))
+        clustering = cluster_graph(graph, prm, eng, resume=inflate_first(expansion, first, prm, eng))
         row = {
             "inflation": prm.inflation,
             "n_clusters": len(clustering),

@@ -20,7 +20,7 @@ import shutil
 
 import pytest
 
-from netmcl._compiled import KERNELS, kernels
+from netmcl.engines.cpu._compiled import KERNELS, kernels
 from netmcl.engines import available_engines
 
 MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files still checked)"
@@ -39,7 +39,7 @@ def compiled_kernels():
 @pytest.fixture(autouse=True)
 def threads_for_small_iterations(monkeypatch):
     """Small iterations on every thread asked for, in as many chunks as on large graphs (see the module docstring)."""
-    from netmcl.engines import cpu
+    from netmcl.engines.cpu import engine as cpu
 
     monkeypatch.setattr(cpu, "SERIAL_WORK", 0)
     monkeypatch.setattr(cpu, "CHUNK_WORK", 1)

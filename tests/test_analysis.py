@@ -39,7 +39,7 @@ from netmcl.analysis import (
     split_join_distance,
     variation_of_information,
 )
-from netmcl.cli_tools import dist_main, info_line, info_main
+from netmcl.cli.tools import dist_main, info_line, info_main
 from netmcl.exceptions import NotAPartitionError, ParameterError
 
 GOLDEN_DIR = Path(__file__).parent / "golden"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from netmcl.cli import SUBCOMMANDS, main, output_name
-from netmcl.engines.cpu import parse_memory
+from netmcl.engines.cpu.engine import parse_memory
 
 DATA = Path(__file__).parent / "data"
 IO = DATA / "io"
@@ -491,21 +491,21 @@ def test_unwritable_output_is_one_line(tmp_path, capsys):
 
 def test_subcommands_are_dispatched(monkeypatch, capsys):
     assert set(SUBCOMMANDS) == {"dist", "info", "sweep", "string"}
-    monkeypatch.setitem(sys.modules, "netmcl.cli_tools", None)  # as if the module were not installed
+    monkeypatch.setitem(sys.modules, "netmcl.cli.tools", None)  # as if the module were not installed
     status, _, err = run(["dist", "a", "b"], capsys)
     assert status == 1
     assert err == "netmcl: error: the 'dist' command is not available in this installation of netmcl.\n"
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("netmcl.cli_tools") is None, reason="netmcl.cli_tools not written yet"
+    importlib.util.find_spec("netmcl.cli.tools") is None, reason="netmcl.cli.tools not written yet"
 )
 @pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_subcommands_reach_cli_tools(capsys, command):
-    import netmcl.cli_tools as tools
+    import netmcl.cli.tools as tools
 
     if not hasattr(tools, f"{command}_main"):
-        pytest.skip(f"netmcl.cli_tools.{command}_main not written yet")
+        pytest.skip(f"netmcl.cli.tools.{command}_main not written yet")
     status, out, _ = run([command, "--help"], capsys)
     assert status == 0 and out
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from netmcl import _compiled
-from netmcl._compiled import KERNELS, PARTS, kernels
+from netmcl.engines.cpu._compiled import KERNELS, PARTS, kernels
 
 HERE = Path(__file__).parent
 COLLINS = HERE / "data" / "networks" / "clusterone_collins2007.txt.gz"

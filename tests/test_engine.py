@@ -13,9 +13,9 @@ import scipy.sparse as sp
 
 import netmcl
 from netmcl.sparse import CscMatrix
-from netmcl.components import component_groups, run_components, split_components
+from netmcl.components import GroupedEngine, component_groups
 from netmcl.engines import get_engine
-from netmcl.engines.cpu import SERIAL_WORK, SPLIT_ENTRIES, CpuEngine, available_cores, parse_memory
+from netmcl.engines.cpu.engine import SERIAL_WORK, SPLIT_ENTRIES, CpuEngine, available_cores, parse_memory
 from netmcl.graph import SparseGraph
 from netmcl.mcl import CHAOS_LIMIT, inflation_at, start_matrix
 from netmcl.params import MclParams
@@ -86,7 +86,7 @@ def test_iterations_with_little_work_run_on_one_thread(gavin, monkeypatch):
     """Below SERIAL_WORK of estimated work an iteration starts no threads, and its iterand is the same."""
     from concurrent.futures import ThreadPoolExecutor
 
-    import netmcl.engines.cpu as cpu
+    import netmcl.engines.cpu.engine as cpu
 
     pools = []
     monkeypatch.setattr(cpu, "ThreadPoolExecutor", lambda max_workers: pools.append(max_workers) or
@@ -105,7 +105,7 @@ def test_iterations_with_little_work_run_on_one_thread(gavin, monkeypatch):
 
 
 def test_chunks_capped_by_size_give_the_same_iterands(gavin, monkeypatch):
-    import netmcl.engines.cpu as cpu
+    import netmcl.engines.cpu.engine as cpu
 
     params = MclParams.build(inflation=1.6)
     engine = get_engine("cpu", threads=2)
@@ -227,7 +227,7 @@ def test_default_threads_respect_a_cpu_quota(tmp_path, monkeypatch, own, files, 
 
 
 def test_the_default_thread_count_is_the_cores_available(monkeypatch):
-    import netmcl.engines.cpu as cpu
+    import netmcl.engines.cpu.engine as cpu
 
     monkeypatch.setattr(cpu, "available_cores", lambda: 3)
     assert get_engine("cpu").threads == 3 and get_engine("cpu", threads=5).threads == 5
@@ -238,17 +238,18 @@ def test_components_give_the_whole_runs_iterands_and_iteration_count(gavin):
     start = start_matrix(gavin, params)
     groups = component_groups(start, group_nodes=40)
     assert len(groups) >= 4
-    tracks = split_components(start, groups, get_engine("cpu", threads=2))
-    limit, stats = run_components(tracks, params, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
+    grouped = GroupedEngine(get_engine("cpu", threads=2), groups, chaos_limit=CHAOS_LIMIT)
+    grouped.load(start, n_rule=gavin.n)
     whole = get_engine("cpu", threads=1)
-    whole.load(start)
-    chaos = []
+    whole.load(start, n_rule=gavin.n)
     for it in range(1, 200):
-        chaos.append(whole.iterate(inflation_at(params, it), params.pruning()).chaos)
-        if chaos[-1] < CHAOS_LIMIT:
+        stats = grouped.iterate(inflation_at(params, it), params.pruning())
+        alone = whole.iterate(inflation_at(params, it), params.pruning())
+        assert stats.chaos == alone.chaos and stats.kept == alone.kept and stats.extra["groups"] == len(groups)
+        assert _same(grouped.result(), whole.result())
+        if alone.chaos < CHAOS_LIMIT:
             break
-    assert [s.chaos for s in stats] == chaos
-    assert _same(limit, whole.result())
+    assert it > 5
 
 
 def test_a_group_with_a_quarter_of_the_entries_takes_every_thread_first():
@@ -260,8 +261,9 @@ def test_a_group_with_a_quarter_of_the_entries_takes_every_thread_first():
     start = start_matrix(g, MclParams())
     groups = component_groups(start, group_nodes=50)
     assert groups[0].size == 50 and 4 * groups[0].size < g.n
-    tracks = split_components(start, groups, get_engine("cpu", threads=2))
-    assert tracks.big and [t.engine.threads for t in tracks.tracks] == [2] + [1] * (len(groups) - 1)
+    grouped = GroupedEngine(get_engine("cpu", threads=2), groups, chaos_limit=CHAOS_LIMIT)
+    grouped.load(start, n_rule=g.n)
+    assert grouped.big and [group.engine.threads for group in grouped.groups] == [2] + [1] * (len(groups) - 1)
 
 
 def test_component_groups_cover_every_node_once(gavin):
@@ -294,21 +296,22 @@ def test_iteration_cap_warns_and_returns_clusters():
     assert sum(cl.sizes) == G.number_of_nodes()
 
 
-def test_start_matrix_rows_are_uint16_where_they_fit(gavin):
-    """Up to 65,536 nodes a start matrix has the rows the engine keeps: uint16 (6 bytes an entry, not 8,
-    until the engine takes them); an engine told to keep int32 rows widens them."""
+def test_start_matrix_rows_are_the_graphs_and_engines_choose_their_own(gavin):
+    """A start matrix has int32 rows whatever the engine; the CPU engine keeps uint16 rows
+    where they fit, or int32 when told, with the same iterands."""
     from netmcl.mcl import _start
 
     for params in (MclParams(), MclParams.build(discard_loops=False, loop_gain=2.0)):
-        narrow = _start(gavin, params)
-        assert narrow.indices.dtype == np.uint16
-        scipy_form = start_matrix(gavin, params)  # through scipy, int32 or wider
-        assert np.array_equal(narrow.indices, scipy_form.indices) and np.array_equal(narrow.data, scipy_form.data)
+        start = _start(gavin, params)
+        assert start.indices.dtype == np.int32
+        scipy_form = start_matrix(gavin, params)
+        assert np.array_equal(start.indices, scipy_form.indices) and np.array_equal(start.data, scipy_form.data)
         wide = CpuEngine(threads=1, narrow_rows=False)
-        wide.load(narrow)
+        wide.load(start, n_rule=gavin.n)
         assert wide._indices.dtype == np.int32
         usual = CpuEngine(threads=1)
-        usual.load(narrow)
+        usual.load(start, n_rule=gavin.n)
+        assert usual._indices.dtype != np.int32
         for engine in (wide, usual):
             engine.iterate(inflation_at(params, 1), params.pruning())
         assert _same(wide.result(), usual.result())
@@ -331,7 +334,7 @@ def test_shared_first_expansion_is_bit_identical_to_a_first_iteration(gavin, inf
 
     params = MclParams.build(inflation=inflation)
     expansion, stats = first_expansion(gavin, MclParams(), get_engine("cpu"))
-    matrix, (first,) = inflate_first(expansion, stats, params)
+    matrix, (first,) = inflate_first(expansion, stats, params, get_engine("cpu"))
     (expected,) = _iterands(gavin, get_engine("cpu"), params, 1)
     assert _same(matrix, expected)
     direct = get_engine("cpu")
@@ -344,8 +347,8 @@ def test_vector_path_gives_the_scalar_iterands(network):
     """Heavy columns expanded together in vector lanes, in runs of 16, of 8 or of 4
     (both networks have fewer than LANE_RUN_NODES nodes; Krogan's more than a
     256 KB L2 cache takes in runs of 8), give the bits of the scalar path."""
-    from netmcl.engines import _constants as C
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu import _constants as C
+    from netmcl.engines.cpu.engine import CpuEngine
 
     graph = _abc(network)
     params = MclParams.build(inflation=2.0)
@@ -389,7 +392,7 @@ def test_vector_path_prunes_as_the_scalar_path(pruning, branch):
     """The columns of a run are measured together and their entries taken out
     after (all of them where pruning recovers, else the cutoff's survivors):
     every branch of pruning then gives the scalar path's bits."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     graph = _abc("procope_conf_krogan.txt.gz")
     params = MclParams.build(inflation=2.0, **pruning)
@@ -422,7 +425,7 @@ def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_
     and reads them from the start where they are stored as gaps: with the nodes `shift`
     up by one (node 0 alone), no column's first row is 0, and the rows are gaps."""
     from netmcl.sparse import CscMatrix
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     columns = {  # column: {row: value}
         0: {4: 1.0, 6: 0.5, 7: 0.5},
@@ -449,7 +452,7 @@ def test_a_lone_read_summed_apart_that_would_round_otherwise_is_summed_again_in_
         engine = CpuEngine(threads=1, **options)
         engine.load(CscMatrix(indptr, rows, values, n))
         assert engine._indices.dtype == stored
-        stats = engine.iterate(0.0, pruning)
+        stats = engine.iterate(None, pruning)
         results.append((engine.result(), stats))
     (scalar, by_column), (lanes, summed_apart) = results
     assert by_column.extra["lanes"] == 0 and summed_apart.extra["lanes"] == 8
@@ -472,8 +475,8 @@ def test_runs_of_eight_past_the_wide_runs_give_the_scalar_iterands():
     """Between LANE_RUN_NODES and the engine's lane_nodes (LANE_NODES on a 2 MB L2 cache)
     runs of heavy columns are LANES long (accumulators interleaved 8 to a row): the bits
     of the scalar path still."""
-    from netmcl._compiled import kernels
-    from netmcl.engines import _constants as C
+    from netmcl.engines.cpu._compiled import kernels
+    from netmcl.engines.cpu import _constants as C
 
     size = kernels().run_size
     lanes, narrow = C.lane_nodes(2 << 20), C.narrow_nodes(2 << 20)
@@ -492,8 +495,8 @@ def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
     cache), runs of heavy columns are NARROW_LANES long (accumulators interleaved
     4 to a row, half a line), and take the vector path at half the sharing: the
     bits of the scalar path still."""
-    from netmcl._compiled import kernels
-    from netmcl.engines import _constants as C
+    from netmcl.engines.cpu._compiled import kernels
+    from netmcl.engines.cpu import _constants as C
 
     size = kernels().run_size
     lanes, narrow = C.lane_nodes(2 << 20), C.narrow_nodes(2 << 20)
@@ -511,8 +514,8 @@ def test_a_smaller_l2_cache_takes_runs_of_four_where_runs_of_eight_overflow_it()
     columns long (320 KB of accumulators), not eight (640 KB); past 16,384 nodes
     even those overflow it, and the columns go alone or in small groups; with
     narrow runs turned off they do at once."""
-    from netmcl.engines import _constants as C
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu import _constants as C
+    from netmcl.engines.cpu.engine import CpuEngine
 
     def run(n, **options):
         engine = CpuEngine(threads=1, **options)
@@ -534,8 +537,8 @@ def test_the_l2_cache_is_read_from_linux_s_description_of_the_cpu(tmp_path):
     """``l2_bytes`` takes the size of the level-2 unified or data cache that sysfs
     lists for the CPU (not the L1's, not the L3's), and the Xeon's 2 MB where
     there is no such list or it cannot be read."""
-    from netmcl.engines import _constants as C
-    from netmcl.engines.cpu import l2_bytes
+    from netmcl.engines.cpu import _constants as C
+    from netmcl.engines.cpu.engine import l2_bytes
 
     caches = [("1", "Data", "32K"), ("1", "Instruction", "32K"), ("2", "Unified", "512K"), ("3", "Unified", "32768K")]
     for i, (level, kind, size) in enumerate(caches):
@@ -555,7 +558,7 @@ def _lanes_give_the_scalar_iterands(graph, options):
     """Three iterations on `graph` give the iterands and chaos of the scalar path (no lanes)
     with the vector path's engine (`options`), which takes lanes for at least every column once,
     in the order of heavy columns."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     params = MclParams.build(inflation=2.0)
     engines = [CpuEngine(threads=2, lane_sharing=np.inf), CpuEngine(threads=2, **options)]
@@ -575,8 +578,8 @@ def test_column_leaders_and_the_order_of_heavy_columns(gavin):
     """A column's leader is its largest entry's row other than itself (the first on ties),
     found in the pass that sums the lengths of the columns it reads, over any range of
     columns; the engine computes heavy columns first, a permutation of all columns."""
-    from netmcl._compiled import kernels
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu._compiled import kernels
+    from netmcl.engines.cpu.engine import CpuEngine
 
     indptr = np.array([0, 3, 4, 7])
     rows = np.array([0, 1, 2, 1, 0, 1, 2], dtype=np.int32)
@@ -606,9 +609,9 @@ def test_rows_put_in_order_by_sorting_or_by_bitmap_give_the_same_iterands(gavin)
     through a bitmap.  Gavin's network alone takes the bitmap for every column;
     padded with 300,000 isolated nodes (same dense-path rule) its light columns
     are sorted.  Its iterands are the same bits either way."""
-    from netmcl._compiled import kernels
-    from netmcl.engines._constants import SORT_BELOW
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu._compiled import kernels
+    from netmcl.engines.cpu._constants import SORT_BELOW
+    from netmcl.engines.cpu.engine import CpuEngine
 
     params = MclParams.build(inflation=2.0)
     start = start_matrix(gavin, params)
@@ -638,7 +641,7 @@ def test_rows_in_blocks_give_the_iterands_of_whole_rows(gavin, n):
     isolated): 2 and 4 blocks, the same bits as int32 rows in one block, on
     the dense, sparse and heavy paths, and as columns computed in column order
     (the others compute the heavy ones first, community by community)."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     params = MclParams.build(inflation=2.0)
     dense_community = start_matrix(_communities(400, 400, 300, seed=5), params)
@@ -686,7 +689,7 @@ def _top_left(m, n0):
 @pytest.mark.parametrize("network", ["clusterone_gavin2006_socioaffinities_rescaled.txt.gz", "procope_conf_krogan.txt.gz"])
 def test_narrow_rows_give_the_wide_iterands(network):
     """uint16 rows (graphs of at most 65,536 nodes: one row block) give the bits of int32 rows."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     graph = _abc(network)
     params = MclParams.build(inflation=2.0)
@@ -705,7 +708,7 @@ def test_narrow_rows_give_the_wide_iterands(network):
 def _gap_rows(counts, rows):
     """The engine's ``_as_gaps`` on a copy of `rows`: the gaps, the rows stored
     whole, and per column how many, in all and past the first."""
-    from netmcl.engines.cpu import _as_gaps
+    from netmcl.engines.cpu.engine import _as_gaps
 
     return _as_gaps(counts, rows.copy(), always=True)
 
@@ -715,7 +718,7 @@ def test_gap_rows_store_gaps_of_one_byte_and_the_other_rows_whole():
     more, and a column's first row where it is 0, as 0, the row stored whole
     apart, counted per column in all and past its first entry; and the rows
     read back are the rows."""
-    from netmcl._compiled import kernels
+    from netmcl.engines.cpu._compiled import kernels
 
     counts = np.zeros(800, dtype=np.int64)  # the columns of a matrix of 800 nodes, 4 of them not empty
     counts[:4] = 6, 1, 0, 3
@@ -780,7 +783,7 @@ def test_rows_are_narrow_up_to_262144_nodes(n, rows, blocks):
     nodes they would be one-byte gaps, but a ring's columns hold 3 entries,
     the first of which takes a row stored whole: more than one in
     GAP_EXCEPTIONS, and whole rows are kept."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     nodes = np.arange(n)
     graph = SparseGraph.from_edges(nodes, (nodes + 1) % n)
@@ -799,7 +802,7 @@ def test_interleaved_accumulators_start_at_a_cache_line():
     a time: they start at a cache line whatever the allocator gives (numba
     aligns to 32 bytes only; without the alignment several of these sizes
     start at an odd multiple of 32), zeroed, one per row and lane."""
-    from netmcl._compiled import kernels
+    from netmcl.engines.cpu._compiled import kernels
 
     kept = []  # the work arrays stay alive, so each allocation lands elsewhere
     for n in (100, 257, 1_000, 3_001, 10_000):
@@ -813,7 +816,7 @@ def test_interleaved_accumulators_start_at_a_cache_line():
 @pytest.fixture(params=["mapping", "numpy"])
 def appender_kind(request, monkeypatch):
     """The next iterand built in a remappable mapping (Linux) or in numpy arrays."""
-    from netmcl import _buffers
+    from netmcl.engines.cpu import _buffers
 
     if request.param == "mapping" and not _buffers._MAPPED:
         pytest.skip("anonymous mappings that can be remapped: Linux only")
@@ -822,7 +825,7 @@ def appender_kind(request, monkeypatch):
 
 
 def test_appender_grows_past_its_room_and_trims(appender_kind):
-    from netmcl._buffers import Appender
+    from netmcl.engines.cpu._buffers import Appender
 
     parts = [np.arange(start, start + size, dtype=np.uint16) for start, size in [(0, 3), (3, 5000), (5003, 2)]]
     out = Appender(np.uint16, likely=2, reserve=4)
@@ -837,7 +840,7 @@ def test_appender_grows_past_its_room_and_trims(appender_kind):
 
 def test_appender_room_filled_in_place_then_trimmed(appender_kind):
     """What csc_max does: room for every entry, filled by a kernel, the first ones kept."""
-    from netmcl._buffers import Appender
+    from netmcl.engines.cpu._buffers import Appender
 
     out = Appender(np.int32, likely=3, reserve=3)
     out.append(np.array([7], dtype=np.int32), most=1)
@@ -853,7 +856,7 @@ def test_appender_past_its_small_pages_grows(appender_kind):
     """A mapping advised for 2 MiB pages past its first 4 MiB is two regions to Linux,
     which will not grow it in place: it moves, with what it holds (the label-file
     reader's ids, widened to 4 bytes at 65,536 labels, then grown)."""
-    from netmcl._buffers import _SMALL_PAGES, Appender
+    from netmcl.engines.cpu._buffers import _SMALL_PAGES, Appender
 
     first = np.arange(_SMALL_PAGES // 2, dtype=np.int32)  # 8 MiB reserved for 2 MiB of items
     out = Appender(np.int32, likely=first.size, reserve=2 * first.size)
@@ -864,7 +867,7 @@ def test_appender_past_its_small_pages_grows(appender_kind):
 
 
 def test_refused_huge_pages_leave_the_mapping_in_use(monkeypatch):
-    from netmcl import _buffers
+    from netmcl.engines.cpu import _buffers
 
     if not _buffers._MAPPED:
         pytest.skip("anonymous mappings that can be remapped: Linux only")
@@ -883,8 +886,8 @@ def test_refused_huge_pages_leave_the_mapping_in_use(monkeypatch):
 
 
 def test_next_iterand_in_a_mapping_equals_the_numpy_one(gavin, monkeypatch):
-    from netmcl import _buffers
-    from netmcl.engines import cpu
+    from netmcl.engines.cpu import _buffers
+    from netmcl.engines.cpu import engine as cpu
 
     if not _buffers._MAPPED:
         pytest.skip("anonymous mappings that can be remapped: Linux only")
@@ -903,7 +906,7 @@ def test_next_iterand_in_a_mapping_equals_the_numpy_one(gavin, monkeypatch):
 
 def test_output_grows_past_the_estimate_when_pruning_keeps_ties(appender_kind):
     """Recovery keeps every entry tied with the last one, which can exceed the size estimate."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     edges = [(a, b) for a in range(5) for b in range(a + 1, 5)]
     graph = SparseGraph.from_edges([a for a, _ in edges], [b for _, b in edges])  # K5: five tied entries
@@ -920,7 +923,7 @@ def test_output_grows_past_the_estimate_when_pruning_keeps_ties(appender_kind):
 def test_output_that_grows_inside_runs_of_heavy_columns_gives_the_same_iterands(gavin, monkeypatch, wide_runs):
     """Estimated at one entry a column, a chunk's output grows at nearly every column, in the middle
     of runs of heavy columns expanded together too, whose other columns wait in their accumulators."""
-    from netmcl.engines.cpu import CpuEngine
+    from netmcl.engines.cpu.engine import CpuEngine
 
     params = MclParams.build(inflation=2.0)
     usual = _iterands(gavin, CpuEngine(threads=2, lane_sharing=0.0, wide_runs=wide_runs), params, 3)
@@ -935,8 +938,8 @@ def test_output_that_grows_inside_runs_of_heavy_columns_gives_the_same_iterands(
 def test_kth_largest_by_quickselect_or_radix_select(size):
     """Pruning's k-th largest (with multiplicity, among the entries below a limit): quickselect below
     RADIX_BELOW entries, radix select on the float bits above; negative values, signed zeros and ties too."""
-    from netmcl.engines._constants import RADIX_BELOW, RADIX_BUCKETS
-    from netmcl.engines._kernels import _kth_largest
+    from netmcl.engines.cpu._constants import RADIX_BELOW, RADIX_BUCKETS
+    from netmcl.engines.cpu._kernels import _kth_largest
 
     assert RADIX_BELOW == 512
     rng = np.random.default_rng(size)
@@ -955,7 +958,7 @@ def test_kth_largest_by_quickselect_or_radix_select(size):
 def test_sort_by_key_orders_every_kind_of_input():
     """The kernels' own sort (numba's needs its runtime): keys in order, each value still with its key,
     the rest of the arrays untouched; heapsort, its fallback, alike."""
-    from netmcl._jit import SORT_STACK, _heapsort, sort_by_key
+    from netmcl.engines.cpu._jit import SORT_STACK, _heapsort, sort_by_key
 
     rng = np.random.default_rng(7)
     stack = np.empty(SORT_STACK, dtype=np.int64)
@@ -975,7 +978,7 @@ def test_sort_by_key_orders_every_kind_of_input():
 _HEAP_SCRIPT = """
 import sys
 import numpy as np
-from netmcl.engines.cpu import map_large_blocks
+from netmcl.engines.cpu.engine import map_large_blocks
 
 if sys.argv[1] == "mapped":
     assert map_large_blocks()
@@ -1002,7 +1005,7 @@ def test_map_large_blocks_returns_freed_arrays_to_the_system():
 _ARENA_SCRIPT = """
 import ctypes, os, sys, threading
 import numpy as np
-from netmcl.engines.cpu import one_arena
+from netmcl.engines.cpu.engine import one_arena
 
 if sys.argv[1] == "one":
     assert one_arena()

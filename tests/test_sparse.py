@@ -66,35 +66,47 @@ def _same_csc(a, b):
 
 
 @pytest.mark.parametrize("mirror", [True, False])
-def test_uint16_ids_merge_into_the_matrix_int32_ids_give(rng, mirror):
-    """A label file's arcs come with uint16 ids on at most 65,536 nodes: merged in 2 bytes an id, the graph
-    is the one int32 ids give, its rows int32."""
+def test_numpy_and_compiled_merges_give_the_same_matrix(rng, mirror):
+    """SparseGraph.from_edges merges arcs with NumPy, a label file's reader with the compiled kernels (uint16
+    ids on at most 65,536 nodes): the same matrix, its rows int32."""
     from netmcl.graph import _merge_max
+    from netmcl.io._merge import merge_arcs
 
-    for n, m in [(1, 3), (50, 400), (65536, 3000)]:
+    for n, m in [(1, 3), (50, 400), (65536, 3000), (70000, 5000)]:
         rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
         vals = (rng.random(m) + 0.01).astype(np.float32)
-        wide = _merge_max([rows.astype(np.int32), cols.astype(np.int32), vals], n, mirror=mirror)
-        narrow = _merge_max([rows.astype(np.uint16), cols.astype(np.uint16), vals], n, mirror=mirror)
-        assert narrow.indices.dtype == np.int32 and _same_csc(narrow, wide)
+        vals[1::7] = vals[::7][: vals[1::7].size]  # repeats of equal weight
+        numpy_form = _merge_max([rows.astype(np.int32), cols.astype(np.int32), vals], n, mirror=mirror)
+        assert numpy_form.indices.dtype == np.int32
+        for ids in (np.int32, np.uint16) if n <= 65536 else (np.int32,):
+            compiled = merge_arcs([rows.astype(ids), cols.astype(ids), vals], n, mirror=mirror)
+            assert compiled.indices.dtype == np.int32 and _same_csc(numpy_form, compiled)
 
 
-def test_uint16_rows_give_the_loops_submatrices_and_components_of_int32_rows(rng):
-    """A start matrix of at most 65,536 nodes has uint16 rows: mcl's loops, the groups' submatrices and the
-    components are those of int32 rows, and the rows stay uint16."""
-    from netmcl.components import weak_components
+def test_loops_submatrices_and_components_equal_the_compiled_kernels(rng):
+    """The core's NumPy forms of mcl's loops, of a group's submatrix and of the components give what the CPU
+    engine's compiled kernels give, on random matrices with empty columns and loops."""
+    from netmcl.engines.cpu._compiled import for_rows
+    from netmcl.sparse import weak_components
 
     for _ in range(50):
         n = int(rng.integers(1, 60))
         m = CscMatrix.of(_random(rng, n, int(rng.integers(0, 2 * n))))  # some columns empty, some loops
-        wide, narrow = m.with_max_loops(), m.with_max_loops(np.uint16)
-        assert wide.indices.dtype == np.int32 and narrow.indices.dtype == np.uint16 and _same_csc(narrow, wide)
-        assert np.all(np.diff(wide.indptr) >= 1)  # every column has its loop
+        loops = m.with_max_loops()
+        room = m.nnz + n
+        idx, val = np.empty(room, dtype=np.int32), np.empty(room, dtype=np.float32)
+        indptr, count = for_rows("with_max_loops", np.int32)(m.indptr, m.indices, m.data, idx, val)
+        assert _same_csc(loops, CscMatrix(indptr, idx[:count], val[:count], n))
+        assert np.all(np.diff(loops.indptr) >= 1)  # every column has its loop
         nodes = np.flatnonzero(rng.random(n) < 0.6)
-        part = narrow.principal(nodes)
-        assert part.indices.dtype == np.uint16 and _same_csc(part, wide.principal(nodes))
-        (count, labels), (count16, labels16) = weak_components(wide), weak_components(narrow)
-        assert count == count16 and np.array_equal(labels, labels16)
+        for rows in (np.int32, np.uint16):
+            narrow = CscMatrix(loops.indptr, loops.indices.astype(rows), loops.data, n)
+            part = narrow.principal(nodes)
+            want = for_rows("principal", rows)(narrow.indptr, narrow.indices, narrow.data, nodes.astype(np.int64))
+            assert part.indices.dtype == rows and _same_csc(part, CscMatrix(*want, nodes.size))
+        count, labels = weak_components(loops)
+        want_count, want_labels = for_rows("weak_labels", np.int32)(loops.indptr, loops.indices)
+        assert count == want_count and np.array_equal(labels, want_labels)
 
 
 def test_uint16_rows_are_canonical_as_int32_rows_are():

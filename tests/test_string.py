@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import netmcl
-from netmcl.cli_tools import string_main
+from netmcl.cli.tools import string_main
 from netmcl.exceptions import InputFileError, ParameterError
 from netmcl.io.string import read_string
 

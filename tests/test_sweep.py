@@ -11,7 +11,7 @@ import netmcl
 import netmcl.datasets
 from netmcl.analysis import compare_to_complexes
 from netmcl.cli import output_name
-from netmcl.cli_tools import sweep_main
+from netmcl.cli.tools import sweep_main
 from netmcl.exceptions import ParameterError
 from netmcl.sweep import sweep
 

@@ -358,7 +358,7 @@ def get_engine(name="cpu", **options):
     return _resolve(info.factory)(**options)
 
 
-register_engine("cpu", "netmcl.engines.cpu:CpuEngine", doc="numba kernels on the CPU's cores (the default)")
+register_engine("cpu", "netmcl.engines.cpu.engine:CpuEngine", doc="numba kernels on the CPU's cores (the default)")
 register_engine(
     "reference", "netmcl.engines.reference:ReferenceEngine",
     doc="plain NumPy, written to be read: the oracle the other engines are tested against (slow)",

@@ -18,7 +18,7 @@ correctly rounded as well.
 import numpy as np
 from numba import njit, uintp
 
-from .._jit import leaf
+from ..engines.cpu._jit import leaf
 from ._codes import (
     E_BAD_NUMBER,
     E_EMPTY_LABEL,

@@ -6,8 +6,9 @@ import numpy as np
 
 from ..exceptions import InputFileError
 from ..graph import U16_NODES, LabelLines, SparseGraph
-from .._buffers import Appender
-from .._compiled import kernels
+from ..engines.cpu._buffers import Appender
+from ..engines.cpu._compiled import kernels
+from ._merge import merge_arcs
 from . import _codes
 from ._files import display_name, read_input_blocks
 
@@ -160,7 +161,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         arcs[2][list(scan.tiny)] = list(scan.tiny.values())
     lines = arcs[0].size
     del scan
-    graph = SparseGraph._from_arcs(arcs, len(labels), symmetrize, labels)
+    graph = SparseGraph._from_arcs(arcs, len(labels), symmetrize, labels, merge=merge_arcs)
     log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, lines, graph.n, graph.nnz)
     return graph
 

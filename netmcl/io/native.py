@@ -18,7 +18,7 @@ import numpy as np
 
 from ..exceptions import InputFileError, ParameterError
 from ..graph import SparseGraph
-from .._compiled import kernels
+from ..engines.cpu._compiled import kernels
 from ..sparse import CscMatrix, distinct
 from . import _codes
 from ._files import atomic_write, display_name, read_input_bytes

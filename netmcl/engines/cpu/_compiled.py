@@ -57,7 +57,8 @@ log = logging.getLogger("netmcl")
 #: the extension module's name (its init function is ``PyInit_<name>``)
 MODULE = "_netmcl_kernels"
 
-_ROOT = os.path.dirname(os.path.realpath(__file__))
+#: the package's directory: the sources below are named from it
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 _WORK = (
     "Tuple((float64[::1], uint8[::1], uint64[::1], int32[::1], int32[::1], float64[::1], int32[::1], float32[::1],"
@@ -71,48 +72,48 @@ _COORDS = "int32[::1], int32[::1], float32[::1], int64, int32[::1], float32[::1]
 #: pass exactly these types: CSC arrays are int64 column pointers, int32 rows
 #: and float32 values, C-contiguous.
 KERNELS = {
-    "block_cuts": ("netmcl.engines._kernels", "block_cuts", "int64[::1], int64[::1], int32[::1], int64"),
+    "block_cuts": ("netmcl.engines.cpu._kernels", "block_cuts", "int64[::1], int64[::1], int32[::1], int64"),
     "column_survey": (
-        "netmcl.engines._kernels",
+        "netmcl.engines.cpu._kernels",
         "column_survey",
         "int64[::1], int64[::1], int64[:, ::1], int32[::1], int32[::1], int64[::1], float32[::1], int64, int64,"
         " int64[::1], int64[::1]",
     ),
     "expand_columns": (
-        "netmcl.engines._kernels",
+        "netmcl.engines.cpu._kernels",
         "expand_columns",
         "int64, int64, int64[::1], int64[::1], int32[::1], int32[::1], int64[::1], int64[::1], float32[::1],"
         " int64[::1], int64[:, ::1], int64[::1], int64, int64, float64, int64, int64, float64, float64, float64, float64,"
         f" float64, int64, int64, {_WORK}",
     ),
-    "inflate_columns": ("netmcl.engines._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
-    "normalize_columns": ("netmcl.engines._kernels", "normalize_columns", "int64[::1], float32[::1]"),
+    "inflate_columns": ("netmcl.engines.cpu._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
+    "normalize_columns": ("netmcl.engines.cpu._kernels", "normalize_columns", "int64[::1], float32[::1]"),
     "full_rows": (
-        "netmcl.engines._kernels",
+        "netmcl.engines.cpu._kernels",
         "full_rows",
         "int64[::1], int64[::1], int64[:, ::1], int32[::1], int32[::1], int64[::1], int32[::1]",
     ),
     "gap_rows": (
-        "netmcl.engines._kernels",
+        "netmcl.engines.cpu._kernels",
         "gap_rows",
         "int64[::1], uint16[::1], uint8[::1], uint16[::1], int64[::1], int64[::1]",
     ),
-    "run_size": ("netmcl.engines._kernels", "run_size", "int64, boolean, int64, int64"),
+    "run_size": ("netmcl.engines.cpu._kernels", "run_size", "int64, boolean, int64, int64"),
     "with_max_loops": (
-        "netmcl.engines._kernels",
+        "netmcl.engines.cpu._kernels",
         "with_max_loops",
         "int64[::1], int32[::1], float32[::1], int32[::1], float32[::1]",
     ),
-    "work_arrays": ("netmcl.engines._kernels", "work_arrays", "int64, int64"),
-    "csc_max": ("netmcl._graph_kernels", "csc_max", _COORDS),
-    "edge_max": ("netmcl._graph_kernels", "edge_max", _COORDS),
+    "work_arrays": ("netmcl.engines.cpu._kernels", "work_arrays", "int64, int64"),
+    "csc_max": ("netmcl.engines.cpu._graph_kernels", "csc_max", _COORDS),
+    "edge_max": ("netmcl.engines.cpu._graph_kernels", "edge_max", _COORDS),
     "mirror_edges": (
-        "netmcl._graph_kernels",
+        "netmcl.engines.cpu._graph_kernels",
         "mirror_edges",
         "int64[::1], int32[::1], float32[::1], int32[::1], float32[::1]",
     ),
-    "weak_labels": ("netmcl._graph_kernels", "weak_labels", "int64[::1], int32[::1]"),
-    "principal": ("netmcl._graph_kernels", "principal", "int64[::1], int32[::1], float32[::1], int64[::1]"),
+    "weak_labels": ("netmcl.engines.cpu._graph_kernels", "weak_labels", "int64[::1], int32[::1]"),
+    "principal": ("netmcl.engines.cpu._graph_kernels", "principal", "int64[::1], int32[::1], float32[::1], int64[::1]"),
     "scan_abc": (
         "netmcl.io._scan",
         "scan_abc",
@@ -145,7 +146,7 @@ KERNELS.update(
 del KERNELS["full_rows"]  # int32 rows are stored whole: only narrow rows need it
 # a start matrix of at most 65,536 nodes, its rows written as uint16 from the graph's int32
 KERNELS["with_max_loops_u16"] = (
-    "netmcl.engines._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1], uint16[::1], float32[::1]"
+    "netmcl.engines.cpu._kernels", "with_max_loops", "int64[::1], int32[::1], float32[::1], uint16[::1], float32[::1]"
 )
 
 #: the modules the kernels are built into, by the suffix of the module's name:
@@ -165,11 +166,11 @@ KEEP_UNUSED_DAYS = 30
 
 #: the files whose content the compiled module depends on
 _SOURCES = (
-    "_compiled.py",
-    "_graph_kernels.py",
-    "_jit.py",
-    "engines/_constants.py",
-    "engines/_kernels.py",
+    "engines/cpu/_compiled.py",
+    "engines/cpu/_graph_kernels.py",
+    "engines/cpu/_jit.py",
+    "engines/cpu/_constants.py",
+    "engines/cpu/_kernels.py",
     "io/_codes.py",
     "io/_scan.py",
 )
@@ -326,7 +327,7 @@ def _ensure_built(directory, suffix):
     import tempfile
     from collections import deque
 
-    from ._progress import progress_bar
+    from ..._progress import progress_bar
 
     os.makedirs(os.path.dirname(directory), exist_ok=True)
     log.info(
@@ -337,7 +338,7 @@ def _ensure_built(directory, suffix):
     with tempfile.TemporaryDirectory(dir=os.path.dirname(directory), prefix="build-") as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
         child = subprocess.Popen(
-            [sys.executable, "-m", "netmcl._compiled", tmp, suffix, *PARTS[suffix]],
+            [sys.executable, "-m", "netmcl.engines.cpu._compiled", tmp, suffix, *PARTS[suffix]],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         said = deque(maxlen=3)
@@ -424,7 +425,7 @@ def _build(out_dir, suffix, names):
     # some of it (an AMD Zen 4 without AVX-512), so take the features the host reports, as the JIT does
     AOTCPUCodegen._customize_tm_features = lambda codegen: codegen._get_host_cpu_features()
 
-    from netmcl.engines._kernels import ALWAYS_INLINE
+    from netmcl.engines.cpu._kernels import ALWAYS_INLINE
 
     # the innermost loops are marked for LLVM to inline them whatever its estimate of the cost; they are found
     # by their names as numba mangles them (were that to change, they would only be inlined where LLVM chooses)

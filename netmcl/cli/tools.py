@@ -14,7 +14,7 @@ import io
 import sys
 import warnings
 
-from .exceptions import NetmclError, ParameterError
+from ..exceptions import NetmclError, ParameterError
 
 __all__ = ["dist_main", "info_main", "sweep_main", "string_main"]
 
@@ -59,9 +59,9 @@ def _command(name, body, argv):
 
 def _read_graph(path, *, skip_header=False, tab=None):
     """A graph file as mcl reads it: a native matrix, or else a label (ABC) file."""
-    from .io import read_abc, read_input_bytes, read_mci
-    from .io._files import display_name
-    from .io.native import looks_native
+    from ..io import read_abc, read_input_bytes, read_mci
+    from ..io._files import display_name
+    from ..io.native import looks_native
 
     data = read_input_bytes(path)
     stream = io.BytesIO(data)
@@ -73,7 +73,7 @@ def _read_graph(path, *, skip_header=False, tab=None):
 
 def _read_complexes(path):
     """Complexes, one per line, members separated by TABs or blanks (CYC2008's format)."""
-    from .io import read_input_bytes
+    from ..io import read_input_bytes
 
     text = read_input_bytes(path).decode("utf-8", "surrogateescape")
     return [line.split("\t") if "\t" in line else line.split() for line in text.splitlines() if line.strip()]
@@ -110,8 +110,8 @@ Distances between clusterings of the same nodes, as clm dist prints them
 
 
 def _dist(argv):
-    from .analysis import compare
-    from .io import atomic_write, read_clusters
+    from ..analysis import compare
+    from ..io import atomic_write, read_clusters
 
     p = _Parser(prog="netmcl dist", description=_DIST_DESCRIPTION, allow_abbrev=False)
     p.add_argument("files", metavar="CLUSTERING", nargs="+", help="clustering files (at least two)")
@@ -222,8 +222,8 @@ def info_line(q, source):
 
 
 def _info(argv):
-    from .analysis import quality
-    from .io import atomic_write, read_clusters
+    from ..analysis import quality
+    from ..io import atomic_write, read_clusters
 
     p = _Parser(prog="netmcl info", description=_INFO_DESCRIPTION, allow_abbrev=False)
     p.add_argument("graph", metavar="GRAPH", help="the clustered graph")
@@ -291,9 +291,9 @@ def _tsv_table(table):
 
 
 def _sweep(argv):
-    from .cli import output_name
-    from .io import atomic_write, write_clusters
-    from .sweep import DEFAULT_INFLATIONS, sweep
+    from . import output_name
+    from ..io import atomic_write, write_clusters
+    from ..sweep import DEFAULT_INFLATIONS, sweep
 
     p = _Parser(prog="netmcl sweep", description=_SWEEP_DESCRIPTION, allow_abbrev=False)
     p.add_argument("graph", metavar="FILE", help="the graph: a native matrix or a label (ABC) file")
@@ -360,10 +360,10 @@ is the largest) or, with --format labels, one cluster per line as mcl does.
 
 
 def _string(argv):
-    from .io import write_clusters
-    from .io.string import read_string
-    from .io.tables import write_graphml, write_run_report, write_tsv
-    from .mcl import mcl
+    from ..io import write_clusters
+    from ..io.string import read_string
+    from ..io.tables import write_graphml, write_run_report, write_tsv
+    from ..mcl import mcl
 
     p = _Parser(prog="netmcl string", description=_STRING_DESCRIPTION, allow_abbrev=False)
     p.add_argument("links", metavar="FILE", help="the STRING file (gzipped or not)")

@@ -4,7 +4,7 @@
 writes the same output file, byte for byte for label (``--abc``) output and,
 for native output, without mcl's ``# cline`` comment line.  ``netmcl dist``,
 ``info``, ``sweep`` and ``string`` run the companion tools of
-:mod:`netmcl.cli_tools`.
+:mod:`netmcl.cli.tools`.
 
 Errors end the program with a non-zero exit status and one line on standard
 error (``netmcl: error: ...``); an output file is never left half-written.
@@ -19,15 +19,15 @@ import warnings
 
 import numpy as np
 
-from . import __version__
-from .exceptions import NetmclError, ParameterError
-from .interpret import OVERLAP_MODES, SORT_MODES
-from .io import read_abc, read_mci, write_clusters
-from .params import SCHEMES, MclParams
+from .. import __version__
+from ..exceptions import NetmclError, ParameterError
+from ..interpret import OVERLAP_MODES, SORT_MODES
+from ..io import read_abc, read_mci, write_clusters
+from ..params import SCHEMES, MclParams
 
 __all__ = ["main", "output_name"]
 
-#: ``netmcl <command> ...`` runs ``netmcl.cli_tools.<command>_main(args)``.
+#: ``netmcl <command> ...`` runs ``netmcl.cli.tools.<command>_main(args)``.
 SUBCOMMANDS = ("dist", "info", "sweep", "string")
 
 _PROG = "netmcl"
@@ -340,7 +340,7 @@ _PARAM_NAMES = (
 def _params_and_engine(args):
     """mcl's parameters and the engine, checked before a large file is read."""
     params = MclParams.build(**{name: getattr(args, name) for name in _PARAM_NAMES})
-    from .engines import get_engine
+    from ..engines import get_engine
 
     return params, get_engine("cpu", threads=args.threads, max_memory=args.max_memory)
 
@@ -426,8 +426,8 @@ def _run(args):
         print(out)
         return 0
     params, engine = _params_and_engine(args)
-    from .engines.cpu import map_large_blocks, one_arena
-    from .mcl import cluster_graph
+    from ..engines.cpu import map_large_blocks, one_arena
+    from ..mcl import cluster_graph
 
     map_large_blocks()  # this process is ours: freed arrays go back to the system,
     one_arena()  # and memory a thread frees is there for the others
@@ -451,10 +451,10 @@ def _run(args):
 
 def _subcommand(name, argv):
     try:
-        tools = importlib.import_module("netmcl.cli_tools")
+        tools = importlib.import_module("netmcl.cli.tools")
         entry = getattr(tools, f"{name}_main")
     except ModuleNotFoundError as exc:
-        if exc.name not in ("netmcl.cli_tools", "netmcl"):
+        if exc.name not in ("netmcl.cli.tools", "netmcl"):
             _error(f"'{name}' needs {exc.name}, which is not installed.")
         else:
             _error(f"the '{name}' command is not available in this installation of netmcl.")

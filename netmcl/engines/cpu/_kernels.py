@@ -79,7 +79,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from .._jit import leaf, sort_by_key
+from ._jit import leaf, sort_by_key
 from ._constants import (
     BLOCK_MASK,
     BLOCK_SHIFT,
@@ -110,7 +110,7 @@ from ._constants import (
     TALLY_FIELDS,
 )
 
-#: the kernels' innermost loops, which a build ahead of time (``netmcl._compiled``)
+#: the kernels' innermost loops, which a build ahead of time (``netmcl.engines.cpu._compiled``)
 #: inlines into their callers whatever LLVM's estimate of the cost.  Each is
 #: called once per column read, and LLVM's estimate is near its limit: reading
 #: rows as gaps as well tipped it, the loops were called instead of inlined, and

@@ -35,8 +35,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .sparse import distinct, indptr_of, spans
-from .exceptions import NotAPartitionError, ParameterError
+from ..sparse import distinct, indptr_of, spans
+from ..exceptions import NotAPartitionError, ParameterError
 
 __all__ = [
     "quality",
@@ -132,8 +132,8 @@ def _membership(clusters, index, what):
 
 def _graph_membership(G, clustering, weight):
     """The graph (loops as given) and each node's cluster number."""
-    from .adapters import to_sparse_graph
-    from .clustering import Clustering
+    from ..adapters import to_sparse_graph
+    from ..clustering import Clustering
 
     graph = to_sparse_graph(G, weight=weight)
     if isinstance(clustering, Clustering) and clustering.labels == graph.labels:

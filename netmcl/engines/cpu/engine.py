@@ -37,12 +37,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..exceptions import ParameterError
-from ..params import positive_integer
-from . import Engine, IterationStats
-from .._buffers import Appender, physical_memory
-from .._compiled import kernels
-from ..sparse import CscMatrix, distinct, spans
+from ...exceptions import ParameterError
+from ...params import positive_integer
+from .. import Engine, IterationStats
+from ._buffers import Appender, physical_memory
+from ._compiled import kernels
+from ...sparse import CscMatrix, distinct, spans
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "one_arena", "parse_memory"]
@@ -315,7 +315,7 @@ class CpuEngine(Engine):
         memory and the expansion has a quarter less to read.  A memory and
         speed setting only: the iterands are the same either way.  The
         kernels for int32 rows are compiled apart, the first time a machine
-        needs them (about 25 s; ``netmcl._compiled``).
+        needs them (about 25 s; ``netmcl.engines.cpu._compiled``).
     wide_runs : bool, optional
         Expand heavy columns up to ``_constants.RUN`` (16) at a time on
         matrices of at most ``LANE_RUN_NODES`` nodes, instead of ``LANES``
@@ -462,6 +462,20 @@ class CpuEngine(Engine):
         np.cumsum(counts, out=indptr[1:])
         at = spans(self._colstart, counts)
         return CscMatrix(indptr, rows[at].astype(np.int32), self._data[at], self.n)
+
+    def inflate(self, inflation):
+        m = self.result()
+        m = CscMatrix(m.indptr, m.indices, m.data.copy(), self.n)
+        emptied = np.asarray(kernels().inflate_columns(m.indptr, m.data, float(inflation)), dtype=np.int64)
+        if emptied.size:  # the kernel zeroes an emptied column's values: its entries are dropped
+            counts = np.diff(m.indptr)
+            counts[emptied] = 0
+            keep = np.repeat(counts > 0, np.diff(m.indptr))
+            indptr = np.zeros_like(m.indptr)
+            np.cumsum(counts, out=indptr[1:])
+            m = CscMatrix(indptr, m.indices[keep], m.data[keep], self.n)
+        self.load(m, n_rule=self.n_rule)
+        return int(emptied.size)
 
     def release_scratch(self):
         self._local = threading.local()  # every thread's work arrays
