@@ -24,8 +24,8 @@ from .components import GroupedEngine, component_groups
 from .engines import get_engine
 from .exceptions import ConvergenceWarning
 from .interpret import interpret, sort_clusters
-from .params import MclParams
-from .sparse import CscMatrix, inflate_columns, normalize_columns
+from .params import MclParams, parameters_doc, signature_with_parameters, split_options
+from .sparse import inflate_columns, normalize_columns
 
 __all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "cluster_graph", "CHAOS_LIMIT"]
 
@@ -237,12 +237,13 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
             return
 
 
-def _prepare(G, weight, symmetrize, params):
-    engine = params.pop("engine", "cpu")
-    options = {"threads": params.pop("threads", None), "max_memory": params.pop("max_memory", None)}
-    prm = MclParams.build(**params)
-    graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
-    return graph, prm, get_engine(engine, **options)
+def _prepare(G, weight, symmetrize, params, caller="mcl"):
+    """The graph, the checked parameters and the engine of a run (parameters
+    first: a mistake is reported before a large graph is converted)."""
+    algorithm, options = split_options(params, caller=caller)
+    prm = MclParams.build(**algorithm)
+    engine = get_engine(options.pop("engine"), **options)
+    return to_sparse_graph(G, weight=weight, symmetrize=symmetrize), prm, engine
 
 
 def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
@@ -263,35 +264,11 @@ def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
     >>> states[-1].converged, states[-1].chaos < 1e-4
     (True, True)
     """
-    graph, prm, engine = _prepare(G, weight, symmetrize, dict(params))
+    graph, prm, engine = _prepare(G, weight, symmetrize, params, caller="mcl_iterates")
     yield from _states(graph, prm, engine)
 
 
-def mcl(
-    G,
-    *,
-    inflation=2.0,
-    weight="weight",
-    attribute="mcl_cluster",
-    symmetrize=None,
-    scheme=None,
-    resource=None,
-    pruning_number=None,
-    pruning_threshold=None,
-    select=None,
-    recover=None,
-    recover_pct=None,
-    preinflation=None,
-    loop_gain=None,
-    discard_loops=True,
-    overlap="cut",
-    sort="revsize",
-    max_iterations=10000,
-    engine="cpu",
-    threads=None,
-    max_memory=None,
-    progress=False,
-):
+def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progress=False, **params):
     """Cluster a graph with MCL, giving exactly the clusters of mcl 22-282.
 
     Parameters
@@ -303,52 +280,7 @@ def mcl(
         graphs are read the same way with nodes in ``G``'s order.  A scipy
         matrix is taken as is (entry ``(i, j)`` = arc ``j -> i``), like mcl's
         native matrix input.
-    inflation : float, default 2.0
-        mcl ``-I``.  Larger values give smaller clusters (1.4, 2, 4 and 6
-        are usual choices).
-    weight : str, default "weight"
-        Edge attribute holding the weight (NetworkX input); missing: 1.0.
-    attribute : str or None, default "mcl_cluster"
-        Node attribute that receives each node's cluster number on a NetworkX
-        graph; None leaves the graph untouched.
-    symmetrize : bool, optional
-        Mirror every arc (default: True for edges and NetworkX graphs, False
-        for matrices, as mcl).
-    scheme : int, optional
-        mcl ``-scheme`` 1..7 (default 6: P=10000, S=1100, R=1400, pct=90).
-    resource : int, optional
-        mcl ``-resource``: S = R = resource and P = 10 * resource.
-    pruning_number : int, optional
-        mcl ``-P``: entries below ``0.99999 / P`` are pruned (0: no cutoff).
-    pruning_threshold : float, optional
-        mcl ``-p``: sets P to ``floor(1 / pruning_threshold)``.
-    select : int, optional
-        mcl ``-S``.
-    recover : int, optional
-        mcl ``-R``.
-    recover_pct : int, optional
-        mcl ``-pct``.
-    preinflation : float, optional
-        mcl ``-pi``.
-    loop_gain : float, optional
-        mcl ``-c``.
-    discard_loops : bool, default True
-        mcl ``--discard-loops``.
-    overlap : {"cut", "keep", "split"}, default "cut"
-        mcl ``-overlap``.
-    sort : {"revsize", "size", "lex", "none"}, default "revsize"
-        mcl ``-sort``.
-    max_iterations : int, default 10000
-        mcl ``-L``.
-    engine : {"cpu"} or Engine, default "cpu"
-        Where the arithmetic runs.
-    threads : int, optional
-        mcl ``-te``; default: one per core available (fewer under a
-        container's CPU quota).  The result never depends on it.
-    max_memory : int or str, optional
-        Memory budget of the engine, e.g. ``"16G"``: columns are computed in
-        phases so that iterands, scratch and phase buffers fit; the result
-        never depends on it.
+    <parameters>
     progress : bool, default False
         Show a progress bar of the iterations.
 
@@ -390,12 +322,7 @@ def mcl(
     >>> G.nodes["fit"]["mcl_cluster"]
     1
     """
-    graph, params, eng = _prepare(G, weight, symmetrize, dict(
-        inflation=inflation, scheme=scheme, resource=resource, pruning_number=pruning_number,
-        pruning_threshold=pruning_threshold, select=select, recover=recover, recover_pct=recover_pct,
-        preinflation=preinflation, loop_gain=loop_gain, discard_loops=discard_loops, overlap=overlap,
-        sort=sort, max_iterations=max_iterations, engine=engine, threads=threads, max_memory=max_memory,
-    ))
+    graph, params, eng = _prepare(G, weight, symmetrize, params)
     clustering = cluster_graph(graph, params, eng, progress=progress)
     if attribute is not None:
         write_back(G, clustering, attribute)
@@ -449,3 +376,8 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         len(clustering), graph.n, clustering.n_iterations, time.perf_counter() - t0,
     )
     return clustering
+
+
+mcl.__doc__ = mcl.__doc__.replace("    <parameters>\n", parameters_doc())
+mcl.__signature__ = signature_with_parameters(mcl)
+mcl_iterates.__signature__ = signature_with_parameters(mcl_iterates)

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from .exceptions import ParameterError
 from .interpret import OVERLAP_MODES, SORT_MODES
 
-__all__ = ["MclParams", "SCHEMES"]
+__all__ = ["MclParams", "PARAMETERS", "Parameter", "SCHEMES", "parameter_table", "parameters_doc", "split_options"]
 
 #: mcl's ``-scheme`` table: P, S, R, pct (``mcl --show-schemes``).
 SCHEMES = {
@@ -22,24 +22,142 @@ SCHEMES = {
     7: (10000, 1200, 1600, 90),
 }
 
+@dataclass(frozen=True)
+class Parameter:
+    """One row of :data:`PARAMETERS`.
+
+    Attributes
+    ----------
+    name : str
+        The keyword of :func:`netmcl.mcl` (and of :func:`netmcl.mcl_iterates`
+        and :func:`netmcl.sweep`).
+    flag : str
+        mcl's flag for it, which the ``netmcl`` command takes too (a flag
+        starting with ``--`` and not mcl's is netmcl's own).
+    default : object
+        The keyword's default (None: mcl's, resolved by :meth:`MclParams.build`).
+    shown : str
+        The default as the README and ``--help`` show it.
+    metavar : str
+        The flag's value in ``--help``.
+    kind : {"float", "int", "bool", "str"}
+        The flag's value type.
+    doc : str
+        One line.
+    choices : tuple, optional
+        The allowed values.
+    engine : bool
+        True for what the engine takes rather than mcl's algorithm (threads,
+        memory): the same clusters for every value.
+    """
+
+    name: str
+    flag: str
+    default: object
+    shown: str
+    metavar: str
+    kind: str
+    doc: str
+    choices: tuple = None
+    engine: bool = False
+
+
+#: The parameters of an MCL run, in the order the README lists them.
+PARAMETERS = (
+    Parameter("inflation", "-I", 2.0, "2.0", "f", "float",
+              "larger values give more, smaller clusters (1.4, 2, 4 and 6 are usual)"),
+    Parameter("scheme", "-scheme", None, "6", "k", "int", "resource scheme 1..7: a preset of P, S, R and pct"),
+    Parameter("resource", "-resource", None, "", "n", "int", "S = R = n and P = 10n"),
+    Parameter("pruning_number", "-P", None, "10000", "n", "int", "prune entries below 0.99999/n (0: no cutoff)"),
+    Parameter("pruning_threshold", "-p", None, "", "f", "float", "prune entries below f; sets P to floor(1/f)"),
+    Parameter("select", "-S", None, "1100", "n", "int", "keep at most the n largest entries of a column"),
+    Parameter("recover", "-R", None, "1400", "n", "int",
+              "recover up to n entries where pruning removed too much mass"),
+    Parameter("recover_pct", "-pct", None, "90", "n", "int",
+              "recover where a column kept less than n% of its mass (0..99)"),
+    Parameter("preinflation", "-pi", None, "", "f", "float", "inflate the input graph once with f first"),
+    Parameter("loop_gain", "-c", None, "", "f", "float", "multiply the weights of the loops (self-edges) by f"),
+    Parameter("discard_loops", "--discard-loops", True, "True", "y|n", "bool",
+              "replace the input's loops by each node's largest weight (n: keep them as they are)"),
+    Parameter("overlap", "-overlap", "cut", "cut", "mode", "str",
+              "nodes attracted to several clusters: cut keeps them in one, keep in all, split apart",
+              choices=OVERLAP_MODES),
+    Parameter("sort", "-sort", "revsize", "revsize", "mode", "str",
+              "cluster order: revsize (largest first), size, lex, none", choices=SORT_MODES),
+    Parameter("max_iterations", "-L", 10000, "10000", "n", "int", "stop after n iterations"),
+    Parameter("engine", "--engine", "cpu", "cpu", "NAME", "str",
+              "where the arithmetic runs (netmcl.engines.available_engines())", engine=True),
+    Parameter("threads", "-te", None, "all cores", "n", "int",
+              "threads (a container's CPU quota respected); the clusters do not depend on it", engine=True),
+    Parameter("max_memory", "--max-memory", None, "no bound", "SIZE", "str",
+              "memory budget, e.g. 8G or 500M; the clusters do not depend on it", engine=True),
+)
+
+#: name -> :class:`Parameter`
+BY_NAME = {p.name: p for p in PARAMETERS}
 #: parameter name -> the mcl flag it stands for (used in messages and docs).
-FLAGS = {
-    "inflation": "-I",
-    "pruning_number": "-P",
-    "pruning_threshold": "-p",
-    "select": "-S",
-    "recover": "-R",
-    "recover_pct": "-pct",
-    "scheme": "-scheme",
-    "resource": "-resource",
-    "preinflation": "-pi",
-    "loop_gain": "-c",
-    "discard_loops": "--discard-loops",
-    "overlap": "-overlap",
-    "sort": "-sort",
-    "max_iterations": "-L",
-    "threads": "-te",
-}
+FLAGS = {p.name: p.flag for p in PARAMETERS}
+
+
+def parameter_table():
+    """The README's parameter table (markdown), made from :data:`PARAMETERS`.
+
+    Examples
+    --------
+    >>> print(parameter_table().splitlines()[2])
+    | `inflation` | `-I` | 2.0 | larger values give more, smaller clusters (1.4, 2, 4 and 6 are usual) |
+    """
+    rows = ["| netmcl | mcl | default | what it does |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{p.name}` | `{p.flag}` | {p.shown} | {p.doc} |" for p in PARAMETERS]
+    return "\n".join(rows)
+
+
+def parameters_doc(indent="    "):
+    """The numpydoc entries of :data:`PARAMETERS`, for the docstrings of the functions that take them."""
+    kinds = {"float": "float", "int": "int", "bool": "bool", "str": "str"}
+    lines = []
+    for prm in PARAMETERS:
+        kind = "{" + ", ".join(repr(c) for c in prm.choices) + "}" if prm.choices else kinds[prm.kind]
+        default = f", default {prm.default!r}" if prm.default is not None else ", optional"
+        lines.append(f"{indent}{prm.name} : {kind}{default}")
+        lines.append(f"{indent}    mcl ``{prm.flag}``: {prm.doc}." if not prm.engine
+                     else f"{indent}    (``{prm.flag}``) {prm.doc[0].upper()}{prm.doc[1:]}.")
+    return "\n".join(lines) + "\n"
+
+
+def signature_with_parameters(function):
+    """`function`'s signature with its ``**params`` spelled out from :data:`PARAMETERS` (what
+    ``help()`` and editors show)."""
+    import inspect
+
+    sig = inspect.signature(function)
+    fixed = [q for q in sig.parameters.values() if q.kind != q.VAR_KEYWORD]
+    spelled = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default) for p in PARAMETERS]
+    return sig.replace(parameters=fixed + spelled)
+
+
+def split_options(options, *, caller="mcl"):
+    """Split keyword arguments into MCL parameters and engine options, refusing unknown names.
+
+    Examples
+    --------
+    >>> split_options({"inflation": 1.4, "threads": 2})
+    ({'inflation': 1.4}, {'engine': 'cpu', 'threads': 2, 'max_memory': None})
+    >>> split_options({"inflaton": 1.4})
+    Traceback (most recent call last):
+    ...
+    netmcl.exceptions.ParameterError: mcl() has no parameter 'inflaton'; did you mean 'inflation'?
+    """
+    unknown = [name for name in options if name not in BY_NAME]
+    if unknown:
+        import difflib
+
+        near = difflib.get_close_matches(unknown[0], BY_NAME, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else f" (its parameters: {', '.join(BY_NAME)})."
+        raise ParameterError(f"{caller}() has no parameter {unknown[0]!r}{hint}")
+    algorithm = {k: v for k, v in options.items() if not BY_NAME[k].engine}
+    engine = {p.name: options.get(p.name, p.default) for p in PARAMETERS if p.engine}
+    return algorithm, engine
 
 
 def _fail(name, requirement, value):
@@ -121,24 +239,7 @@ class MclParams:
     max_iterations: int = 10000
 
     @classmethod
-    def build(
-        cls,
-        *,
-        inflation=2.0,
-        scheme=None,
-        resource=None,
-        pruning_number=None,
-        pruning_threshold=None,
-        select=None,
-        recover=None,
-        recover_pct=None,
-        preinflation=None,
-        loop_gain=None,
-        discard_loops=True,
-        overlap="cut",
-        sort="revsize",
-        max_iterations=10000,
-    ):
+    def build(cls, **params):
         """Validate user-facing keywords and return the resolved parameters.
 
         Examples
@@ -150,6 +251,14 @@ class MclParams:
         >>> MclParams.build(pruning_threshold=0.05).pruning_number  # as mcl: 1 / float32(0.05) < 20
         19
         """
+        given, _ = split_options(params, caller="MclParams.build")
+        values = {p.name: p.default for p in PARAMETERS if not p.engine}
+        values.update(given)
+        inflation, scheme, resource = values["inflation"], values["scheme"], values["resource"]
+        pruning_number, pruning_threshold = values["pruning_number"], values["pruning_threshold"]
+        select, recover, recover_pct = values["select"], values["recover"], values["recover_pct"]
+        preinflation, loop_gain, discard_loops = values["preinflation"], values["loop_gain"], values["discard_loops"]
+        overlap, sort, max_iterations = values["overlap"], values["sort"], values["max_iterations"]
         inflation = _number("inflation", inflation)
         if inflation <= 1.0:
             _fail("inflation", "a float > 1 (values near 1.2 give coarse, 5 fine clusterings)", inflation)

@@ -15,7 +15,7 @@ from .adapters import to_sparse_graph
 from .engines import get_engine
 from .exceptions import ParameterError
 from .mcl import cluster_graph, first_expansion, inflate_first
-from .params import MclParams
+from .params import MclParams, split_options
 
 __all__ = ["sweep", "SweepResult", "DEFAULT_INFLATIONS"]
 
@@ -141,8 +141,6 @@ def sweep(
     symmetrize=None,
     complexes=None,
     overlap_threshold=0.25,
-    engine="cpu",
-    threads=None,
     progress=False,
     **params,
 ):
@@ -170,11 +168,12 @@ def sweep(
         :func:`netmcl.analysis.compare_to_complexes` to the table.
     overlap_threshold : float, default 0.25
         Overlap score for a complex to count as matched.
-    engine, threads, progress
-        As in :func:`netmcl.mcl`; the progress bar counts inflations.
+    progress : bool, default False
+        Show a progress bar of the inflations.
     **params
         Any other parameter of :func:`netmcl.mcl` (``scheme``,
-        ``pruning_number``, ``overlap``...), the same for every inflation.
+        ``pruning_number``, ``overlap``, ``engine``, ``threads``...), the
+        same for every inflation.
         Measures that need a partition are left out of the table when
         ``overlap="keep"`` makes clusters overlap.
 
@@ -209,12 +208,13 @@ def sweep(
     values = list(dict.fromkeys(values))
     if not values:
         raise ParameterError("'inflations' must hold at least one inflation.")
-    settings = [MclParams.build(inflation=i, **params) for i in values]  # validates everything first
+    algorithm, options = split_options(params, caller="sweep")
+    settings = [MclParams.build(inflation=i, **algorithm) for i in values]  # validates everything first
     from .analysis import compare_to_complexes, quality, split_join_distance  # not loaded by a clustering run
 
     graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
     complexes = None if complexes is None else [list(c) for c in complexes]
-    eng = get_engine(engine, threads=threads)
+    eng = get_engine(options.pop("engine"), **options)
 
     clusterings, table = {}, []
     previous = None

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netmcl import _compiled
+from netmcl.engines.cpu import _compiled
 from netmcl.engines.cpu._compiled import KERNELS, PARTS, kernels
 
 HERE = Path(__file__).parent

@@ -13,7 +13,7 @@ import numpy as np
 from ..exceptions import ParameterError
 from ..graph import SparseGraph
 
-__all__ = ["to_sparse_graph", "write_back", "wrap_result", "from_edge_list"]
+__all__ = ["as_clusters", "to_sparse_graph", "write_back", "wrap_result", "from_edge_list"]
 
 
 def _module_of(G):
@@ -165,3 +165,45 @@ def wrap_result(G, clustering):
 
         return to_vertex_clustering(G, clustering)
     return clustering
+
+
+def as_clusters(clustering):
+    """The clusters of any supported clustering object, as lists of labels.
+
+    Accepts a :class:`~netmcl.Clustering`, an ``igraph.VertexClustering``
+    (vertex ``name``\\ s when present, else vertex ids), a dict
+    ``label -> cluster id``, or an iterable of iterables of labels.
+
+    Examples
+    --------
+    >>> as_clusters({"a": 0, "b": 1, "c": 0})
+    [['a', 'c'], ['b']]
+    >>> as_clusters([("x", "y"), {"z"}])
+    [['x', 'y'], ['z']]
+    """
+    if type(clustering).__module__.split(".")[0] == "igraph":
+        graph = clustering.graph
+        names = graph.vs["name"] if "name" in graph.vs.attributes() else list(range(graph.vcount()))
+        return [[names[v] for v in cluster] for cluster in clustering]
+    if isinstance(clustering, dict):
+        groups = {}
+        for label, k in clustering.items():
+            groups.setdefault(k, []).append(label)
+        return [groups[k] for k in sorted(groups, key=_sort_key)]
+    if isinstance(clustering, (str, bytes)) or not hasattr(clustering, "__iter__"):
+        raise ParameterError(
+            "A clustering must be a netmcl Clustering, a list of clusters (lists of node labels), "
+            f"a dict node -> cluster or an igraph VertexClustering. Got {type(clustering).__name__} instead."
+        )
+    clusters = []
+    for k, cluster in enumerate(clustering):
+        if isinstance(cluster, (str, bytes)) or not hasattr(cluster, "__iter__"):
+            raise ParameterError(
+                f"Each cluster must be a collection of node labels. Got {cluster!r} as cluster {k} instead."
+            )
+        clusters.append(list(cluster))
+    return clusters
+
+
+def _sort_key(value):
+    return (type(value).__name__, value) if not isinstance(value, (int, float)) else ("", value)

@@ -17,13 +17,12 @@ import os
 import sys
 import warnings
 
-import numpy as np
 
 from .. import __version__
 from ..exceptions import NetmclError, ParameterError
-from ..interpret import OVERLAP_MODES, SORT_MODES
 from ..io import read_abc, read_mci, write_clusters
-from ..params import SCHEMES, MclParams
+from ..params import MclParams, split_options
+from ._common import add_parameter_flags, output_name, parameters_of
 
 __all__ = ["main", "output_name"]
 
@@ -86,15 +85,6 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, width=(columns if columns > 0 else 80) - 2)
 
 
-def _yes_no(text):
-    value = text.strip().lower()
-    if value in ("y", "yes", "1", "true"):
-        return True
-    if value in ("n", "no", "0", "false"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected y or n, got {text!r}")
-
-
 def _parser():
     p = _Parser(
         prog=_PROG,
@@ -143,122 +133,9 @@ def _parser():
         "--i3", action="store_true", help="three digits for the inflation in the automatic output name"
     )
 
-    g = p.add_argument_group("MCL parameters (mcl's defaults)")
-    g.add_argument(
-        "-I",
-        metavar="f",
-        dest="inflation",
-        type=float,
-        default=2.0,
-        help="inflation (default 2.0); larger gives smaller clusters, usual values 1.2 to 6",
-    )
-    g.add_argument(
-        "-scheme",
-        metavar="k",
-        type=int,
-        choices=sorted(SCHEMES),
-        help="resource scheme 1..7 setting -P -S -R -pct (default 6: 10000 1100 1400 90)",
-    )
-    g.add_argument(
-        "-resource",
-        metavar="n",
-        type=int,
-        help="keep at most n entries per column throughout: -S n -R n -P 10n",
-    )
-    g.add_argument(
-        "-P",
-        metavar="n",
-        dest="pruning_number",
-        type=int,
-        help="prune entries below 1/n in each column (0: no such pruning)",
-    )
-    g.add_argument(
-        "-p",
-        metavar="f",
-        dest="pruning_threshold",
-        type=float,
-        help="prune entries below f; sets -P to floor(1/f)",
-    )
-    g.add_argument(
-        "-S",
-        metavar="n",
-        dest="select",
-        type=int,
-        help="keep at most the n largest entries of a column after pruning",
-    )
-    g.add_argument(
-        "-R",
-        metavar="n",
-        dest="recover",
-        type=int,
-        help="recover up to n entries when pruning removed too much mass",
-    )
-    g.add_argument(
-        "-pct",
-        metavar="n",
-        dest="recover_pct",
-        type=int,
-        help="recover when a column kept less than n%% of its mass (0..99)",
-    )
-    g.add_argument(
-        "-pi",
-        metavar="f",
-        dest="preinflation",
-        type=float,
-        help="inflate the input graph once with f before clustering",
-    )
-    g.add_argument(
-        "-c",
-        metavar="f",
-        dest="loop_gain",
-        type=float,
-        help="multiply the weights of the loops (self-edges) by f",
-    )
-    g.add_argument(
-        "-discard-loops",
-        "--discard-loops",
-        metavar="y|n",
-        dest="discard_loops",
-        type=_yes_no,
-        default=True,
-        help="y (default): replace loops by the largest weight of each node; "
-        "n: keep the loops of the input as they are",
-    )
-    g.add_argument(
-        "-L", metavar="n", dest="max_iterations", type=int, default=10000, help="stop after n iterations"
-    )
-    g.add_argument(
-        "-overlap",
-        metavar="mode",
-        choices=OVERLAP_MODES,
-        default="cut",
-        help="nodes attracted to several clusters: cut (default) keeps them in one, keep in all, "
-        "split makes them a cluster of their own",
-    )
-    g.add_argument(
-        "-sort",
-        metavar="mode",
-        choices=SORT_MODES,
-        default="revsize",
-        help="cluster order: revsize (default, largest first), size, lex, none",
-    )
-
-    g = p.add_argument_group("performance and messages")
-    g.add_argument(
-        "-te",
-        "--threads",
-        metavar="n",
-        dest="threads",
-        type=int,
-        help="threads for the expansion (default: the cores available, fewer under a container's CPU quota); "
-        "the clusters do not depend on it",
-    )
-    g.add_argument(
-        "--max-memory",
-        metavar="SIZE",
-        dest="max_memory",
-        help="memory budget of the computation, e.g. 8G or 500M; the clusters do not depend on it",
-    )
+    add_parameter_flags(p.add_argument_group("MCL parameters (mcl's flags and defaults)"), algorithm=True)
+    g = p.add_argument_group("engine, performance and messages")
+    add_parameter_flags(g, algorithm=False)
     g.add_argument(
         "-q",
         metavar="spec",
@@ -285,64 +162,13 @@ def _parser():
     return p
 
 
-def _code(value, scale):
-    """mcl's encoding of a parameter in a file name: ``%02.0f`` of the float32 value times `scale`."""
-    return "%02.0f" % (float(np.float32(value)) * scale)
-
-
-def output_name(
-    file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=None, prefix=None, suffix=None, i3=False
-):
-    """The output file name mcl chooses when no ``-o`` is given.
-
-    ``out.<basename of file>.I<inflation x 10>``, then ``pi<x 10>`` and
-    ``c<x 10>`` when ``-pi`` or ``-c`` is given, exactly as mcl 22-282
-    builds it (check with ``mcl FILE -az``).
-
-    Examples
-    --------
-    >>> output_name("data/graph.abc", inflation=1.4)
-    'out.graph.abc.I14'
-    >>> output_name("graph.abc", inflation=2.5, preinflation=1.5, loop_gain=3, odir="results")
-    'results/out.graph.abc.I25pi15c30'
-    """
-    name = prefix if prefix is not None else "out." + os.path.basename(file)
-    name += ".I" + _code(inflation, 100 if i3 else 10)
-    if preinflation is not None:
-        name += "pi" + _code(preinflation, 10)
-    if loop_gain is not None:
-        name += "c" + _code(loop_gain, 10)
-    if suffix is not None:
-        name += suffix
-    if odir is not None:
-        name = odir + ("" if odir.endswith("/") else "/") + name
-    return name
-
-
-_PARAM_NAMES = (
-    "inflation",
-    "scheme",
-    "resource",
-    "pruning_number",
-    "pruning_threshold",
-    "select",
-    "recover",
-    "recover_pct",
-    "preinflation",
-    "loop_gain",
-    "discard_loops",
-    "overlap",
-    "sort",
-    "max_iterations",
-)
-
-
 def _params_and_engine(args):
     """mcl's parameters and the engine, checked before a large file is read."""
-    params = MclParams.build(**{name: getattr(args, name) for name in _PARAM_NAMES})
     from ..engines import get_engine
 
-    return params, get_engine("cpu", threads=args.threads, max_memory=args.max_memory)
+    algorithm, engine = split_options(parameters_of(args))
+    name = engine.pop("engine")
+    return MclParams.build(**algorithm), get_engine(name, **engine)
 
 
 def _read_graph(args):
@@ -381,7 +207,7 @@ def _after(args, graph, clustering):
         jobs.append(("cytoscape", "push", lambda f: f(graph, clustering, **kw), "--cytoscape"))
     for module, function, call, flag in jobs:
         try:
-            call(getattr(importlib.import_module(f"netmcl.{module}"), function))
+            call(getattr(importlib.import_module(f"netmcl.viz.{module}"), function))
         except (NetmclError, OSError) as exc:  # first: BackendUnavailableError is an ImportError too
             _error(f"{flag} failed: {_one_line(exc)} The clusters were written.")
             status = 1

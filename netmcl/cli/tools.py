@@ -79,24 +79,21 @@ def _read_complexes(path):
     return [line.split("\t") if "\t" in line else line.split() for line in text.splitlines() if line.strip()]
 
 
+#: the parameters the subcommands take: the same for every clustering they run
+_SHARED = ("scheme", "resource", "pruning_number", "pruning_threshold", "select", "recover", "recover_pct",
+           "max_iterations", "engine", "threads", "max_memory")
+
+
 def _add_mcl_options(p):
-    g = p.add_argument_group("MCL parameters (as mcl; the same for every run)")
-    g.add_argument("-scheme", metavar="k", type=int, help="resource scheme 1..7 (default 6)")
-    g.add_argument("-resource", metavar="n", type=int, help="-S n -R n -P 10n")
-    g.add_argument("-P", metavar="n", dest="pruning_number", type=int, help="prune entries below 1/n")
-    g.add_argument("-S", metavar="n", dest="select", type=int, help="keep at most n entries per column")
-    g.add_argument("-R", metavar="n", dest="recover", type=int, help="recover up to n entries")
-    g.add_argument("-pct", metavar="n", dest="recover_pct", type=int, help="recovery mass threshold, percent")
-    g.add_argument("-L", metavar="n", dest="max_iterations", type=int, default=10000, help="iteration cap")
-    g.add_argument("-te", "--threads", metavar="n", dest="threads", type=int, help="threads")
+    from ._common import add_parameter_flags
+
+    add_parameter_flags(p.add_argument_group("MCL parameters (as mcl; the same for every run)"), names=_SHARED)
 
 
 def _mcl_options(args):
-    return {
-        name: getattr(args, name)
-        for name in ("scheme", "resource", "pruning_number", "select", "recover", "recover_pct", "max_iterations", "threads")
-        if getattr(args, name) is not None
-    }
+    from ._common import parameters_of
+
+    return {name: value for name, value in parameters_of(args, _SHARED).items() if value is not None}
 
 
 # ---------------------------------------------------------------------------
@@ -291,7 +288,7 @@ def _tsv_table(table):
 
 
 def _sweep(argv):
-    from . import output_name
+    from ._common import output_name
     from ..io import atomic_write, write_clusters
     from ..sweep import DEFAULT_INFLATIONS, sweep
 

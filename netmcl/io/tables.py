@@ -74,7 +74,7 @@ def _node_attributes(G, labels, attributes, skip):
 
 def _rows(clustering, G, attributes, label_attribute):
     """Columns of the node table: one row per (node, cluster), clusters in order."""
-    from ..analysis import as_clusters
+    from ..adapters import as_clusters
 
     clusters = as_clusters(clustering)
     nodes = [label for cluster in clusters for label in cluster]
@@ -181,7 +181,7 @@ def write_tsv(path, clustering, G=None, *, attributes=None, label_attribute=None
 
 def _first_cluster(clustering):
     """Dict label -> number of the first cluster holding it."""
-    from ..analysis import as_clusters
+    from ..adapters import as_clusters
 
     membership = {}
     for k, cluster in enumerate(as_clusters(clustering)):
