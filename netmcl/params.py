@@ -5,11 +5,12 @@ import numbers
 
 import numpy as np
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 from .exceptions import ParameterError
 from .interpret import OVERLAP_MODES, SORT_MODES
 
-__all__ = ["MclParams", "PARAMETERS", "Parameter", "SCHEMES", "parameter_table", "parameters_doc", "split_options"]
+__all__ = ["MclParams", "Pruning", "PARAMETERS", "Parameter", "SCHEMES", "parameter_table", "parameters_doc", "split_options"]
 
 #: mcl's ``-scheme`` table: P, S, R, pct (``mcl --show-schemes``).
 SCHEMES = {
@@ -158,6 +159,29 @@ def split_options(options, *, caller="mcl"):
     algorithm = {k: v for k, v in options.items() if not BY_NAME[k].engine}
     engine = {p.name: options.get(p.name, p.default) for p in PARAMETERS if p.engine}
     return algorithm, engine
+
+
+class Pruning(NamedTuple):
+    """The pruning settings of one iteration, as the engines take them.
+
+    Attributes
+    ----------
+    cutoff : float
+        Keep entries ``>= cutoff`` (float64, ``0.99999 / P``); ``-1.0``: no
+        cutoff (``-P 0``).
+    select : int
+        mcl ``-S``; 0: no selection.
+    recover : int
+        mcl ``-R``; 0: no recovery (an emptied column gets a loop of 1.0).
+    pct : float
+        mcl ``-pct`` as a fraction (0.90 for 90).
+    """
+
+    cutoff: float
+    select: int
+    recover: int
+    pct: float
+
 
 
 def _fail(name, requirement, value):
@@ -326,9 +350,7 @@ class MclParams:
         return 0.99999 / self.pruning_number if self.pruning_number > 0 else -1.0
 
     def pruning(self):
-        """The :class:`~netmcl.engines.Pruning` (cutoff, S, R, pct) the engines take."""
-        from .engines import Pruning
-
+        """The :class:`Pruning` (cutoff, S, R, pct) the engines take."""
         return Pruning(self.cutoff, self.select, self.recover, self.recover_pct / 100.0)
 
     def to_dict(self):

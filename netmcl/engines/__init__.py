@@ -77,9 +77,8 @@ engine imports nothing; :func:`available_engines` asks the probes,
 import dataclasses
 import importlib
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
 from ..exceptions import BackendUnavailableError, ParameterError
+from ..params import Pruning
 
 __all__ = [
     "Engine",
@@ -91,28 +90,6 @@ __all__ = [
     "get_engine",
     "register_engine",
 ]
-
-
-class Pruning(NamedTuple):
-    """The pruning settings of one iteration, as the engines take them.
-
-    Attributes
-    ----------
-    cutoff : float
-        Keep entries ``>= cutoff`` (float64, ``0.99999 / P``); ``-1.0``: no
-        cutoff (``-P 0``).
-    select : int
-        mcl ``-S``; 0: no selection.
-    recover : int
-        mcl ``-R``; 0: no recovery (an emptied column gets a loop of 1.0).
-    pct : float
-        mcl ``-pct`` as a fraction (0.90 for 90).
-    """
-
-    cutoff: float
-    select: int
-    recover: int
-    pct: float
 
 
 @dataclass
