@@ -13,7 +13,7 @@ import numpy as np
 from ..exceptions import ParameterError
 from ..graph import SparseGraph
 
-__all__ = ["as_clusters", "to_sparse_graph", "write_back", "wrap_result", "from_edge_list"]
+__all__ = ["as_clusters", "node_labels", "to_networkx", "to_sparse_graph", "write_back", "wrap_result", "from_edge_list"]
 
 
 def _module_of(G):
@@ -207,3 +207,32 @@ def as_clusters(clustering):
 
 def _sort_key(value):
     return (type(value).__name__, value) if not isinstance(value, (int, float)) else ("", value)
+
+
+def node_labels(G):
+    """The node labels of any input :func:`to_sparse_graph` takes, in id order.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> node_labels(nx.path_graph(["x", "y"]))
+    ['x', 'y']
+    """
+    return list(G.nodes) if _is_networkx(G) else to_sparse_graph(G).labels
+
+
+def to_networkx(G):
+    """`G` itself when it is a NetworkX graph, else a NetworkX graph of its arcs
+    (see :func:`netmcl.adapters.networkx.to_networkx`).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> sorted(to_networkx(sp.csc_array([[0, 1.0], [1.0, 0]])).edges)
+    [(0, 1)]
+    """
+    if _is_networkx(G):
+        return G
+    from .networkx import to_networkx as convert
+
+    return convert(to_sparse_graph(G))

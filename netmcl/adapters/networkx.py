@@ -5,7 +5,7 @@ import numpy as np
 from ..graph import SparseGraph
 from . import check_weight
 
-__all__ = ["from_networkx", "set_cluster_attribute"]
+__all__ = ["from_networkx", "set_cluster_attribute", "to_networkx"]
 
 
 def from_networkx(G, *, weight="weight", symmetrize=True):
@@ -63,3 +63,29 @@ def set_cluster_attribute(G, clustering, attribute="mcl_cluster"):
     """
     for node, k in clustering.membership.items():
         G.nodes[node][attribute] = k
+
+
+def to_networkx(graph):
+    """A NetworkX graph of a :class:`SparseGraph`'s arcs: a ``Graph`` when
+    every arc has a mirror of the same weight, else a ``DiGraph``; nodes are
+    the labels, in id order, and the weights the ``weight`` attribute.
+
+    Examples
+    --------
+    >>> g = SparseGraph.from_edges([0], [1], [0.5], labels=["a", "b"])
+    >>> list(to_networkx(g).edges(data="weight"))
+    [('a', 'b', 0.5)]
+    """
+    import networkx as nx
+    import scipy.sparse as sp
+
+    symmetric = graph.is_symmetric()
+    out = nx.Graph() if symmetric else nx.DiGraph()
+    out.add_nodes_from(graph.labels)
+    arcs = (sp.triu(graph.matrix) if symmetric else graph.matrix).tocoo()  # entry (i, j) is the arc j -> i
+    labels = graph.labels
+    out.add_weighted_edges_from(
+        (labels[j], labels[i], w)
+        for i, j, w in zip(arcs.row.tolist(), arcs.col.tolist(), arcs.data.astype(float).tolist())
+    )
+    return out

@@ -15,7 +15,7 @@ import os
 import sys
 
 from .palette import NEUTRAL, cluster_colors
-from ..adapters import _is_networkx, to_sparse_graph
+from ..adapters import node_labels, to_networkx
 from ..exceptions import BackendUnavailableError, CytoscapeError, ParameterError
 
 __all__ = ["push", "DEFAULT_BASE_URL"]
@@ -158,7 +158,7 @@ def push(
         if network is None:
             title = title or "MCL clusters"
             suid = p4c.create_network_from_networkx(
-                _as_networkx(G), title=title, collection=collection, base_url=base_url
+                to_networkx(G), title=title, collection=collection, base_url=base_url
             )
         else:
             step = f"finding network {network!r}"
@@ -201,7 +201,7 @@ def _cluster_table(G, clustering, column):
     """Node keys as strings and their cluster numbers, for the nodes of G that are clustered."""
     if not isinstance(column, str) or not column:
         raise ParameterError(f"column must be a non-empty column name. Got {column!r} instead.")
-    labels = list(G.nodes) if _is_networkx(G) else to_sparse_graph(G).labels
+    labels = node_labels(G)
     membership = clustering.membership
     pairs = [(str(v), membership[v]) for v in labels if membership.get(v, -1) >= 0]
     if not pairs:
@@ -218,25 +218,6 @@ def _cluster_table(G, clustering, column):
             f"same string form. Got {dup!r} twice; relabel the nodes first (networkx.relabel_nodes)."
         )
     return keys, [k for _, k in pairs]
-
-
-def _as_networkx(G):
-    """G itself when it is a NetworkX graph, else a NetworkX graph of its arcs."""
-    if _is_networkx(G):
-        return G
-    import networkx as nx
-    import scipy.sparse as sp
-
-    graph = to_sparse_graph(G)
-    symmetric = graph.is_symmetric()
-    out = nx.Graph() if symmetric else nx.DiGraph()
-    out.add_nodes_from(graph.labels)
-    arcs = (sp.triu(graph.matrix) if symmetric else graph.matrix).tocoo()  # entry (i, j) is the arc j -> i
-    labels = graph.labels
-    out.add_weighted_edges_from(
-        (labels[j], labels[i], w) for i, j, w in zip(arcs.row.tolist(), arcs.col.tolist(), arcs.data.astype(float).tolist())
-    )
-    return out
 
 
 def _py4cytoscape():
