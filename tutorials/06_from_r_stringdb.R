@@ -142,18 +142,24 @@ plot(simplify(g), vertex.label = NA, vertex.size = 3, vertex.color = V(g)$color,
 invisible(dev.off())
 
 if (nzchar(Sys.getenv("NETMCL_ONLINE"))) {
-  # STRING's own picture of the largest cluster, nodes coloured as above: the colours
-  # go to STRING as a payload (needs a STRINGdb$new(...) object and a network).
-  top <- clusters[[1]]
+  # With a network (set NETMCL_ONLINE=1): STRING's own picture of the largest cluster,
+  # nodes coloured as above; the colours go to STRING's server as a payload.
   payload <- string_db$post_payload(V(g)$name, colors = V(g)$color)
-  string_db$plot_network(top, payload_id = payload)
+  png(file.path(out_dir, "string_largest_cluster.png"), width = 1200, height = 1200)
+  string_db$plot_network(clusters[[1]], payload_id = payload)
+  invisible(dev.off())
 }
 if (requireNamespace("RCy3", quietly = TRUE) &&
     isTRUE(tryCatch(nzchar(RCy3::cytoscapePing()), error = function(e) FALSE))) {
-  # Cytoscape through RCy3: the same node column (r$column, "mcl_cluster") and palette
-  # as netmcl.cytoscape.push gives py4cytoscape users.
-  RCy3::createNetworkFromIgraph(simplify(g, edge.attr.comb = "max"), title = "STRING yeast sample")
-  RCy3::setNodeColorMapping(r$column, table.column.values = as.character(seq_along(r$colors) - 1),
-                            colors = r$colors, mapping.type = "d")
+  # Cytoscape through RCy3: the same node column (r$column, "mcl_cluster"), palette,
+  # style name and layout as netmcl.cytoscape.push gives py4cytoscape users.
+  title <- "STRING yeast sample"
+  style <- paste("netmcl", title)
+  suid <- RCy3::createNetworkFromIgraph(simplify(g, edge.attr.comb = "max"), title = title)
+  RCy3::createVisualStyle(style)
+  RCy3::setNodeColorMapping(r$column, as.character(seq_along(r$colors) - 1), r$colors,
+                            mapping.type = "d", default.color = r$neutral, style.name = style, network = suid)
+  RCy3::setVisualStyle(style, network = suid)
+  RCy3::layoutNetwork(sprintf('attributes-layout nodeAttribute="%s"', r$column), network = suid)
 }
 cat("Results written to", out_dir, "\n")
