@@ -89,6 +89,7 @@ __all__ = [
     "read_string",
     "from_pandas_edgelist",
     "to_frame",
+    "to_r",
     "write_tsv",
     "write_graphml",
     "write_gml",
