@@ -161,6 +161,7 @@ def test_r_tutorial_gets_a_data_frame_and_a_vertex_attribute(r_run):
     assert all(int(k) == number[v] and c == colors[number[v]] for v, k, c in vertices[1:])
     assert (out / "clusters.png").stat().st_size > 0
     assert "The clustering as an R data.frame:" in stdout
+    assert f"from {ROOT / 'netmcl'} " in stdout  # this checkout's netmcl, not an installed one
 
 
 def test_r_tutorial_prints_the_comparison_with_stringdb(r_run):

@@ -76,6 +76,7 @@ exocyst <- string_db$map(data.frame(orf = c("YJL085W", "YBR102C", "YLR166C", "YG
 
 # --- 2. netmcl through reticulate ------------------------------------------------------
 netmcl <- import("netmcl")
+cat("netmcl", netmcl$`__version__`, "from", dirname(netmcl$`__file__`), "\n")
 # The interactions as a data.frame (from, to, combined_score), as STRINGdb gives them.
 # netmcl reads them as mcl --abc reads a label file, with combined_score as the weight.
 edges <- string_db$get_interactions(V(g)$name)
