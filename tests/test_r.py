@@ -52,6 +52,10 @@ def test_to_r_gives_only_python_builtins_reticulate_converts():
     assert r["sizes"] == [3, 3]
     assert r["colors"] == cluster_colors([3, 3]) == list(PALETTE[:2])
     assert r["column"] == "mcl_cluster" and r["palette"] == list(PALETTE)
+    own = netmcl.mcl(edges).to_r(palette=["#00ff00"])
+    assert own["palette"] == ["#00FF00"] and own["colors"] == ["#00FF00", own["neutral"]]
+    with pytest.raises(ParameterError, match="RRGGBB"):
+        netmcl.mcl(edges).to_r(palette=["green"])
 
 
 def test_to_r_membership_follows_the_nodes_given():

@@ -26,7 +26,7 @@ Cluster numbers are netmcl's and mcl's: 0 is the largest cluster.
 import math
 import numbers
 
-from .._palette import NEUTRAL, PALETTE, _checked, cluster_colors
+from .._palette import NEUTRAL, PALETTE, cluster_colors
 from ..exceptions import ParameterError
 
 __all__ = ["to_r"]
@@ -152,14 +152,16 @@ def to_r(clustering, G=None, *, nodes=None, attributes=None, label_attribute=Non
             )
         membership = [first[position[v]] for v in order]
     columns = _rows(clustering, G, attributes, label_attribute)
+    colors_in = list(PALETTE if palette is None else ([palette] if isinstance(palette, str) else palette))
     return {
         "table": {name: _column(values) for name, values in columns.items()},
         "nodes": _column(order),
         "membership": [int(k) for k in membership],
         "clusters": [_column(cluster) for cluster in clustering.clusters],
         "sizes": [int(s) for s in clustering.sizes],
-        "colors": cluster_colors(clustering.sizes, palette=palette),
+        "colors": cluster_colors(clustering.sizes, palette=colors_in),
         "column": "mcl_cluster",
-        "palette": _checked(PALETTE if palette is None else palette, "palette"),
+        # equal sizes rank clusters by number: the palette itself, checked and upper-cased
+        "palette": cluster_colors([1] * len(colors_in), palette=colors_in),
         "neutral": NEUTRAL,
     }
