@@ -191,6 +191,22 @@ class Clustering(Sequence):
 
         return to_frame(self, G, attributes=attributes, label_attribute=label_attribute)
 
+    def to_r(self, G=None, *, nodes=None, attributes=None, label_attribute=None, palette=None):
+        """The clustering as plain lists and dicts that R (reticulate) receives as R objects.
+
+        See :func:`netmcl.io.r.to_r`: ``table`` (R: ``as.data.frame``),
+        ``membership`` in the order of `nodes`, ``clusters``, ``colors``.
+
+        Examples
+        --------
+        >>> r = Clustering([[0, 2], [1]], ["a", "b", "c"]).to_r()
+        >>> r["table"], r["membership"]
+        ({'node': ['a', 'c', 'b'], 'cluster': [0, 0, 1]}, [0, 1, 0])
+        """
+        from .io.r import to_r
+
+        return to_r(self, G, nodes=nodes, attributes=attributes, label_attribute=label_attribute, palette=palette)
+
     def to_dict(self):
         """Plain-Python form: clusters, iterations, chaos and parameters."""
         return {

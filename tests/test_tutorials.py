@@ -33,3 +33,11 @@ def test_tutorial_runs(name, tmp_path, monkeypatch):
 def test_tutorials_run_elsewhere_really_are(name):
     assert name in _tutorials()
     assert name in (Path(__file__).parent / RUN_ELSEWHERE[name]).read_text()
+
+
+def test_r_tutorials_are_run_by_test_r():
+    """Tutorials in R run under Rscript in test_r.py (skipped there without R)."""
+    r_tutorials = sorted(p.name for p in TUTORIALS.glob("*.R"))
+    assert r_tutorials
+    text = (Path(__file__).parent / "test_r.py").read_text()
+    assert all(name in text for name in r_tutorials)
