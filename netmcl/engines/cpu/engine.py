@@ -179,7 +179,7 @@ def available_cores(cgroup_root="/sys/fs/cgroup", own_cgroups="/proc/self/cgroup
 
 
 def _text(path):
-    """The text of the file at `path` (os.path, not pathlib: pathlib takes 0.5 MB of every run's memory)."""
+    """The text of the file at `path` (os.path, not pathlib: importing pathlib would add to every run's memory)."""
     with open(path) as f:
         return f.read()
 
