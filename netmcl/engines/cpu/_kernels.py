@@ -446,8 +446,8 @@ def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, ma
     rows at or above the cutoff are marked; then only what
     pruning reads is taken out: the marked rows, a few percent of them
     (``_survivors``), or where pruning recovers every non-zero sum.  That
-    spares the entries' moves in a column that fills most rows (on the
-    200k-node graph 177,000 entries a column), but the tally's sum of
+    spares the entries' moves in a column that fills most rows (as the
+    heavy columns of large community graphs do), but the tally's sum of
     squares is a chain of dependent additions, which then runs over all n
     rows: a column filling fewer than half of them is measured after the
     scan.  The pass is scalar code, its counts integers, rather than
