@@ -52,11 +52,11 @@ CHUNKS_PER_THREAD = 16
 TAIL_SPLIT = 4
 #: most estimated bytes of a chunk's result (2 x threads of them wait to be copied): less memory, against more chunks
 CHUNK_BYTES = 8 << 20
-#: a column's fixed cost (pruning, rescaling, inflating, per-column steps) in products, for chunks of equal work
+#: a column's fixed cost (pruning, rescaling, inflating it) in products: weighs columns against products in a chunk
 COLUMN_WORK = 256
-#: less estimated work than this runs on one thread: waking the threads and handing out chunks would cost more
+#: less estimated work runs on one thread: the others would cost more to start and hand chunks to than they save
 SERIAL_WORK = 1 << 24
-#: entries from which the threads share a pass over an iterand (``CpuEngine._by_columns``): its time split, at hand-outs
+#: entries from which all the threads share a pass over an iterand (``CpuEngine._by_columns``), at a hand-out each
 SPLIT_ENTRIES = 1 << 20
 #: least estimated work of a chunk with several threads: handing it out stays a small part of it, at a coarser balance
 CHUNK_WORK = 1 << 20
