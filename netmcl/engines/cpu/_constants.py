@@ -7,8 +7,8 @@ for all of them.  A run's accumulators take 8 bytes a row per column, so the
 run length falls as the matrix grows, to keep them in a core's L2 cache
 (``lane_nodes``, ``narrow_nodes``); past that a heavy column is expanded alone.
 
-A matrix of more than 65,536 nodes keeps its rows as uint16 offsets within
-blocks of 2**BLOCK_SHIFT rows: a column's entries are stored block after
+A matrix of more than 65,536 nodes and at most BLOCK_MAX blocks keeps its
+rows as uint16 offsets within blocks of 2**BLOCK_SHIFT rows: a column's entries are stored block after
 block, and the iterand's ``cuts`` say where each block after the first
 starts.  An entry then takes 6 bytes instead of 8, and a heavy column,
 expanded alone, fills its accumulator one block (512 KB of doubles) after the
