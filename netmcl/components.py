@@ -31,7 +31,7 @@ __all__ = ["GroupedEngine", "component_groups"]
 
 log = logging.getLogger("netmcl")
 
-#: components smaller than this are packed together into one group
+#: nodes of a group of small components packed together: fewer engines an iteration, against fixed points found later
 GROUP_NODES = 4096
 
 

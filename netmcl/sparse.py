@@ -2,9 +2,9 @@
 
 The whole path of a clustering run -- reading, the start matrix, the
 iterations, the components and the interpretation -- works on
-:class:`CscMatrix`, so the command line never imports scipy (0.17 s and
-22 MB of every process).  :meth:`CscMatrix.to_scipy` gives a scipy array
-where a user wants one.
+:class:`CscMatrix`, so the command line never imports scipy, whose import
+would add to every process's start-up and memory.  :meth:`CscMatrix.to_scipy`
+gives a scipy array where a user wants one.
 """
 
 import numpy as np
@@ -191,9 +191,10 @@ def indptr_of(cols, n):
 
 def distinct(values, counts=False):
     """The distinct values of an integer array, ascending: ``np.unique(values)``
-    without its check for masked arrays, which imports ``numpy.ma`` (16 ms and
-    1.3 MB, a tenth of a small clustering run); with ``counts=True`` also how
-    often each occurs, as ``np.unique(values, return_counts=True)``.
+    without its check for masked arrays, which imports ``numpy.ma`` (a
+    noticeable part of a small clustering run's time and memory); with
+    ``counts=True`` also how often each occurs, as
+    ``np.unique(values, return_counts=True)``.
 
     Examples
     --------

@@ -165,7 +165,8 @@ def scan_abc(buf, pow10, state, table, hashes, spans, names):
     between the new ones (``_add``).  A first label equal to the line
     before's, as in files sorted by it, is not looked up again.  Looking up
     in a loop that never grows the tables, rather than in the splitting loop,
-    takes the scan of mmseqs2's 622,751 lines from 200 to 90 ms.
+    keeps both loops tight: the tables stay fixed through the lookups, and
+    the splitting loop does nothing but split.
 
     Returns ``(src, dst, values, nrec, slow, nslow, err, err_lo, err_hi,
     table, hashes, spans, names)``: record k of the block joins labels

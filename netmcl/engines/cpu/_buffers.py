@@ -14,8 +14,7 @@ __all__ = ["Appender", "physical_memory"]
 #: anonymous mappings that may be remapped and backed by 2 MiB pages (Linux);
 #: elsewhere numpy arrays
 _MAPPED = hasattr(mmap, "MADV_HUGEPAGE") and hasattr(mmap.mmap, "resize")
-#: the first bytes of such a mapping keep 4 KiB pages, so that a small array
-#: does not take a whole 2 MiB page (numpy's own threshold for huge pages)
+#: a mapping's first bytes, kept in 4 KiB pages (numpy's threshold): a small array wastes no 2 MiB page, nor gains one
 _SMALL_PAGES = 4 << 20
 
 

@@ -1,10 +1,11 @@
 """netmcl's kernels, compiled once per machine into extension modules.
 
-The kernels are numba functions (``engines/_kernels.py``, ``io/_scan.py``,
-``_graph_kernels.py``).  Calling them through numba's JIT costs every process
-about 0.6 s and 110 MB before any work is done: numba and LLVM are loaded,
-and loading even a cached kernel first builds numba's typing and lowering
-registries.  That was most of a small run and more than mcl's whole run.
+The kernels are numba functions (``engines/cpu/_kernels.py``, ``io/_scan.py``,
+``engines/cpu/_graph_kernels.py``).  Calling them through numba's JIT costs
+every process a start-up of about half a second and a hundred MB before any
+work is done: numba and LLVM are loaded, and loading even a cached kernel
+first builds numba's typing and lowering registries.  On a small graph that
+is most of the run, and more than mcl's whole run.
 
 So the first process that needs a kernel compiles them ahead of time with
 numba's ``pycc``, for this CPU (``-march`` of the host, as the JIT would),
@@ -160,8 +161,7 @@ PARTS[""] = tuple(name for name in KERNELS if name not in PARTS["_wide"])
 #: kernels, and once more when the module is written (machine code, C wrappers, linking)
 _STEP_DONE = "netmcl: build step done"
 
-#: a build of the kernels that no process has loaded for this many days is
-#: removed when another is built
+#: days unused after which a build is removed when another is built: less disk, against rebuilds on idle machines
 KEEP_UNUSED_DAYS = 30
 
 #: the files whose content the compiled module depends on
@@ -269,7 +269,7 @@ def _jit_kernels():
 
 
 def _cache_dir():
-    """Where the builds are kept (paths are strings here: pathlib takes 0.5 MB of every run's memory)."""
+    """Where the builds are kept (paths are strings here: importing pathlib would add to every run's memory)."""
     if os.environ.get("NETMCL_CACHE_DIR"):
         return os.path.join(os.environ["NETMCL_CACHE_DIR"], "kernels")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -297,12 +297,12 @@ def _cpu():
 def _key():
     """The cache directories' name: two checksums and the length of what the module depends on.
 
-    zlib's checksums, not hashlib's: hashlib loads OpenSSL, 3 MB of every
+    zlib's checksums, not hashlib's: hashlib loads OpenSSL into every
     process's memory, and the key guards against stale builds, not attacks.
     """
     parts = [_bytes(os.path.join(_ROOT, rel)) for rel in _SOURCES]
     for package in ("numba", "llvmlite"):
-        # their versioneer file, found without importing them (importlib.metadata costs 12 ms)
+        # their versioneer file, found without importing them (importlib.metadata would slow every start)
         init = importlib.util.find_spec(package).origin
         version = os.path.join(os.path.dirname(init), "_version.py")
         parts.append(_bytes(version if os.path.exists(version) else init))
@@ -342,7 +342,7 @@ def _ensure_built(directory, suffix):
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         said = deque(maxlen=3)
-        # a first run would otherwise sit silent for a minute: the bar shows where warnings would
+        # a first run would otherwise sit silent through the build: the bar shows where warnings would
         with progress_bar(log.isEnabledFor(logging.WARNING), total=len(PARTS[suffix]) + 1, unit="step",
                           desc="netmcl: compiling kernels for this machine (once)", leave=False) as bar:
             for line in child.stdout:
@@ -422,7 +422,7 @@ def _build(out_dir, suffix, names):
     from numba.core.codegen import AOTCPUCodegen, CPUCodeLibrary
 
     # pycc targets the host's CPU model with the model's full instruction set; a virtual machine may hide
-    # some of it (an AMD Zen 4 without AVX-512), so take the features the host reports, as the JIT does
+    # some of it (AVX-512 on a model that has it), so take the features the host reports, as the JIT does
     AOTCPUCodegen._customize_tm_features = lambda codegen: codegen._get_host_cpu_features()
 
     from netmcl.engines.cpu._kernels import ALWAYS_INLINE

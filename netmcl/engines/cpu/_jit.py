@@ -5,8 +5,8 @@ arrays it holds: each array argument is incremented on entry and decremented
 on exit, each slice taken likewise.  Each count is an atomic operation, about
 20 cycles on one thread and many more when threads count the same array, as
 the engine's threads do with the iterand.  Helpers called once per column or
-per column read pay that every call: on the mmseqs2 network, whose columns are
-short, the counting took a quarter of a run.
+per column read pay that every call: on a graph of short columns the
+counting rivals the arithmetic.
 
 :func:`leaf` compiles without the runtime.  Such a function cannot allocate
 (no ``np.empty``, no slice assignment numba might copy through a temporary,

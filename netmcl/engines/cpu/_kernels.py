@@ -29,19 +29,21 @@ arithmetic itself.
 The columns an expansion reads are streamed from memory, and the hardware
 prefetcher, seeing each one as a new short stream, fetches it too late: while
 one column is summed, the next one read is prefetched a cache line per
-``LINE`` products (``_prefetch_line``).  On graphs whose iterand outgrows the
-last-level cache this takes a quarter to a third off the expansion.
+``LINE`` products (``_prefetch_line``).  This pays most on graphs whose
+iterand outgrows the last-level cache.
 
-Heavy columns whose patterns overlap much are expanded sixteen at a time
-(eight on graphs of more than 8,192 nodes, four on Intel's cores past 16,384
-and up to 65,536, so that the accumulators stay in L2) into interleaved
-accumulators: one vector instruction per entry read and per half of eight
-columns that reads it (``_add_lanes``).  Each lane is a
+Heavy columns whose patterns overlap much are expanded several at a time
+into interleaved accumulators (``run_size``): sixteen on graphs of up to
+8,192 nodes where runs are wide (``_constants.WIDE_RUNS``), else eight while
+their accumulators, 64 bytes a row, take at most half of a core's L2 cache,
+and four while those of 32 bytes a row fit it, so that the accumulators stay
+in L2.  Each entry read is one vector instruction per half of eight columns
+that reads it (``_add_lanes``).  Each lane is a
 float32 multiply, a widening and a double add, exactly the scalar statement;
 a lane whose column does not read the entry adds ``+0.0``, which changes no
 sum.  The caller chooses the order in which the columns are computed, so that
 columns of one community, whose patterns overlap, come together.  On larger
-graphs (and on AMD's past 16,384 nodes) a heavy column is expanded alone, in
+graphs a heavy column is expanded alone, in
 that order still: the columns it reads are then often in cache from the
 column before.
 
@@ -60,8 +62,8 @@ through ``_next_row``, in the order stored; the type of the rows chooses the
 reading when the kernel is compiled.
 
 A light column's rows are listed as they are first reached and put in order
-through a bitmap of the rows (``_gather``), not sorted: sorting was half of
-gen-50k's first iteration.  An expanded column is measured for pruning (its
+through a bitmap of the rows (``_gather``), not sorted: a column reaching
+many rows costs u log u comparisons to sort.  An expanded column is measured for pruning (its
 largest value, sum of squares, and the entries that survive the cutoff) in
 one pass over its accumulator where it has one (``_scan``, ``_tally``), the
 columns of a run in one vector pass for all of them, a chain of additions
@@ -112,11 +114,11 @@ from ._constants import (
 
 #: the kernels' innermost loops, which a build ahead of time (``netmcl.engines.cpu._compiled``)
 #: inlines into their callers whatever LLVM's estimate of the cost.  Each is
-#: called once per column read, and LLVM's estimate is near its limit: reading
-#: rows as gaps as well tipped it, the loops were called instead of inlined, and
-#: the medium inputs took 2-6 % longer (numba's own ``inline="always"``, which
-#: inlines before LLVM sees the code, was slower still).  numba's JIT, where
-#: the kernels cannot be built, keeps LLVM's choice.
+#: called once per column read, and LLVM's estimate of each sits near its
+#: threshold, so that a small change to a loop can turn it into a call per
+#: column read.  numba's own ``inline="always"`` inlines before LLVM sees the
+#: code, and its loops then come out slower.  numba's JIT, where the kernels
+#: cannot be built, keeps LLVM's choice.
 ALWAYS_INLINE = ("_add_read", "_add_lanes_line", "_add_products", "_add_line")
 
 
@@ -381,8 +383,8 @@ def _kth_largest(vals, n, limit, k, scratch, hist):
     a histogram of the top 11 bits (`hist`, RADIX_BUCKETS counters) finds the bucket
     that holds the rank, its entries are kept, and the next 11 and the last
     10 bits are counted among them.  Each pass is branch-free, where a
-    quickselect's comparisons mispredict half the time: 3-4x faster on the
-    ProCope networks' columns (3,000-5,000 entries, k = 1,100).
+    quickselect's comparisons mispredict half the time, so the radix select
+    pays on columns of thousands of entries.
     """
     m = 0
     for p in range(n):
@@ -444,14 +446,13 @@ def _scan(n, acc, rows, vals, first, cut, recover, pct, kept_rows, kept_vals, ma
     rows at or above the cutoff are marked; then only what
     pruning reads is taken out: the marked rows, a few percent of them
     (``_survivors``), or where pruning recovers every non-zero sum.  That
-    spares the entries' moves in a column that fills most rows (on the
-    200k-node graph 177,000 entries a column), but the tally's sum of
+    spares the entries' moves in a column that fills most rows (as the
+    heavy columns of large community graphs do), but the tally's sum of
     squares is a chain of dependent additions, which then runs over all n
     rows: a column filling fewer than half of them is measured after the
-    scan.  The pass is scalar code, its counts integers: ``_measure_lanes``
-    with one lane (counts kept as floating-point sums) made the 200k-node
-    graph's first two iterations 13 % slower (424 s against 376 s, one
-    thread, side by side; why was not measured further).
+    scan.  The pass is scalar code, its counts integers, rather than
+    ``_measure_lanes`` with one lane, whose counts are floating-point sums
+    in chains of their own.
     """
     if not fused:
         m = _nonzero_entries(n, acc, first, 1, rows, vals)
@@ -513,8 +514,8 @@ def _gather(n, u, acc, touched, bits, rows, vals):
     of the n rows (all clear on entry and on return): a bit set per row,
     then the words between the lowest and highest row read in order, each
     set bit found by counting trailing zeros.  That is a pass over at most
-    n / 64 words instead of about u log u comparisons: on gen-50k's first
-    iteration (about 1,000 rows a column), sorting took half the time.
+    n / 64 words instead of about u log u comparisons, which mispredict
+    (``_constants.SORT_BELOW``).
     """
     if u * SORT_BELOW < n:
         # its stack: the free items past the u rows (n - u > 4095, more than SORT_STACK)
@@ -594,8 +595,8 @@ def _prefetch_line(typingctx, indices, data, ahead, ahead_end):
     """If ahead < ahead_end, prefetch the cache lines of entry `ahead` of a
     matrix's rows and values and return ``ahead + LINE``; else return ahead.
 
-    An intrinsic, so that the step is emitted inside the hot loop (the same
-    step as a jitted function returning `ahead` was not inlined and cost 35 %).
+    An intrinsic, so that the step is emitted inside the hot loop: a jitted
+    function returning `ahead` is left a call by LLVM, once per product.
     """
     sig = types.uintp(indices, data, ahead, ahead_end)
 
@@ -652,8 +653,7 @@ def _next_column(colstart, colstop, cuts, pattern, t, m):
 
     Also prefetches the start, stop and block cuts of the column read after
     that one: they are looked up at random, and once the columns streamed
-    through the caches have evicted them, a miss there stalls the pipeline
-    (gen-50k's second iteration runs 6-10 % faster with this prefetch).
+    through the caches have evicted them, a miss there stalls the pipeline.
     """
     nxt = uintp(t) + uintp(1)
     if nxt < uintp(m):
@@ -955,9 +955,8 @@ def _expand_heavy(n, colstart, colstop, cuts, indices, exc, excat, excn, data, c
     (`cuts` empty: ``run_size``).
 
     On the vector path, the columns read by one column b of the run alone
-    (most operations serve one column: 62 % on gen-10k's second iteration)
-    are summed apart, in the one-column accumulator `acc`, where they take
-    at least `lone` times n products (``_lone_reads``).
+    (often most of them) are summed apart, in the one-column accumulator
+    `acc`, where they take at least `lone` times n products (``_lone_reads``).
     """
     u, work = _group_union(
         n, colstart, colstop, indices, exc, excat, data, cols, first, size, heads, ends, at, excs, ks, halves, factors
@@ -1197,8 +1196,7 @@ def _expand_light(n, colstart, colstop, cuts, indices, exc, excat, data, j, patt
     `branch_free`: every product's row is written at ``touched[u]`` (which
     has room for n + 1 rows), and u advances past a new one, instead of a
     branch on whether the row is new.  That pays where about half the
-    products reach a new row, and the branch mispredicts (the first
-    iteration on gen-10k: 0.16-0.21 s against 0.27-0.30 s); where nearly
+    products reach a new row, and the branch mispredicts; where nearly
     all or nearly none do, the branch is predicted and costs less.
     """
     u = 0
@@ -1391,9 +1389,8 @@ def _line_aligned_zeros(count):
 
     The interleaved accumulators of a run (``_expand_heavy``) are read and
     written a row (64 bytes) at a time: a row that straddles two lines costs
-    two.  numba aligns arrays to 32 bytes only, and where the allocation
-    fell on an odd multiple of 32 the Python API ran 1.4x slower on the
-    BioNEV network (14.4-15.0 s against 10.4-10.9 s).
+    two.  numba aligns arrays to 32 bytes only, so an allocation on an odd
+    multiple of 32 would split every row of the run.
     """
     room = np.zeros(count + LANES)  # LANES doubles: one line
     skip = (LANES - room.ctypes.data // 8 % LANES) % LANES
@@ -1628,9 +1625,8 @@ def _columns(
                 u = _expand_sparse(
                     n, colstart, colstop, cuts, indices, exc, excat, data, j, pattern, acc, mark, touched
                 )
-            # reading the whole accumulator is cheaper than ordering the rows from a quarter of them on (not a
-            # sixteenth: gen-10k's first iteration, whose columns reach about a tenth, 0.21-0.25 s against
-            # 0.25-0.29 s with their rows ordered)
+            # from a quarter of the rows reached on, reading the whole accumulator costs less than putting
+            # the rows in order (``_gather``); below, ordering them costs less
             if light and u * 4 > n:
                 m, tally = _scan(n, acc, rows, vals, 0, cut, recover, pct, kept_rows, kept_vals, marks, 2 * u > n)
             else:

@@ -20,11 +20,10 @@ the engine keeps, per column, where each block after the first starts
 (``cuts``).  On matrices of one row block (at most 65,536 nodes) they are
 one-byte gaps from the row before, the rare rows past a gap of 256 or more
 stored whole apart (``_kernels._next_row``): 5 bytes an entry on the dense
-iterands of community graphs and PPI networks, whose rows cluster, and 5-12 %
-less peak memory on the medium inputs of ``benchmarks/``.  On Linux the next iterand is built
-in anonymous mappings backed by 2 MiB pages where the kernel has them: the
-expansion reads it in scattered columns, and on the 10k- and 50k-node
-community graphs this takes 3-8 % off the run.
+iterands of community graphs and PPI networks, whose rows cluster.  On Linux
+the next iterand is built in anonymous mappings backed by 2 MiB pages where
+the kernel has them: the expansion reads it in scattered columns, and large
+pages spare it most of the address translations' misses.
 """
 
 import ctypes
@@ -47,44 +46,24 @@ from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "one_arena", "parse_memory"]
 
-#: chunks per thread in a phase: more chunks balance the threads and keep the
-#: results waiting to be copied into the next iterand small
+#: chunks per thread in a phase: more balance the threads and keep waiting results small; fewer cost less to hand out
 CHUNKS_PER_THREAD = 16
-#: the last chunk of each thread in a phase is cut in this many (``CpuEngine._chunks``)
+#: pieces of a thread's last chunk in a phase (``CpuEngine._chunks``): more end the threads together, at more hand-outs
 TAIL_SPLIT = 4
-#: more chunks where needed so that a chunk's estimated result stays below
-#: this: up to 2 x threads results wait to be copied at any time
+#: most estimated bytes of a chunk's result (2 x threads of them wait to be copied): less memory, against more chunks
 CHUNK_BYTES = 8 << 20
-#: a column's work is estimated as its products plus this many: what pruning,
-#: rescaling and inflating it and the iteration's per-column steps cost, in
-#: products (about 200 ns a column against 0.3-1.5 ns a product, on the
-#: 20k-node mmseqs2 network's and the Collins network's iterations)
+#: a column's fixed cost (pruning, rescaling, inflating it) in products: weighs columns against products in a chunk
 COLUMN_WORK = 256
-#: an iteration whose estimated work is less than this runs on one thread:
-#: starting the threads and handing them chunks would cost more than it saves
-#: (on the Collins network, 10-11 M products on 1,622 columns took 6.6-6.9 ms
-#: on one thread and 9.8-10.9 ms on two; on mmseqs2 12 M products on 20k
-#: columns took 23 ms and 19-21 ms)
+#: less estimated work runs on one thread: the others would cost more to start and hand chunks to than they save
 SERIAL_WORK = 1 << 24
-#: an iterand of at least this many entries is read by all the threads, its
-#: columns split among them (``CpuEngine._by_columns``): surveyed, about 2 ns an
-#: entry (the input of gen-10k's second iteration, 7.9 M entries: 16.0 ms on one
-#: thread, 9.3-11.2 ms on two), or its rows turned back from gaps, about 6 ns an
-#: entry (gen-50k's first result, 40.6 M entries: 0.24 s on one thread); handing
-#: a thread its share takes about 0.1 ms
+#: entries from which all the threads share a pass over an iterand (``CpuEngine._by_columns``), at a hand-out each
 SPLIT_ENTRIES = 1 << 20
-#: with several threads, a chunk gets at least this much estimated work, so
-#: that handing it to a thread stays a small part of its time
+#: least estimated work of a chunk with several threads: handing it out stays a small part of it, at a coarser balance
 CHUNK_WORK = 1 << 20
 #: matrices of at most this many nodes keep their rows as uint16 in the engine,
 #: in row blocks past 65,536
 NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
-#: an iterand's rows are kept as one-byte gaps while at most one entry in this
-#: many has its row stored whole as well.  A column with such a row past its
-#: first entry is read with a check an entry, mispredicted at each of those
-#: rows: with their first iterands' rows as gaps (one entry in 42-61 stored
-#: whole on BioNEV, 18-22 on mmseqs2) the runs took 13-16 % longer.  gen-10k's
-#: first iterand has one in 8,839, the PPI networks' one in 2,000-10,000.
+#: rows stay one-byte gaps while at most one entry in this many is stored whole: a byte saved, against mispredictions
 GAP_EXCEPTIONS = 64
 #: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
 #: up), row lists, pattern, values, partition scratch, cutoff survivors, the
@@ -106,8 +85,7 @@ def map_large_blocks():
     each time it unmaps one it raises the threshold to that block's size (up
     to 32 MiB).  After the first large array is freed, the chunk results and
     iterands of later iterations come from the heap, where freed blocks stay
-    resident: the process's peak grows well past the memory it uses (on the
-    ProCope Krogan network, 380 MB against 310 MB with the threshold fixed).
+    resident: the process's peak grows well past the memory it uses.
     Setting the threshold fixes it at glibc's initial value.
 
     This changes the allocator of the whole process: the command line calls
@@ -126,11 +104,11 @@ def one_arena():
     """Have every thread allocate from glibc's main arena.
 
     glibc gives each thread that allocates an arena of its own, and what a
-    thread frees stays in its arena, out of the other threads' reach: at 2
-    threads, the small groups of mmseqs2's components, iterated side by side
-    before its largest group, left 0.8 MB there that the largest group's
-    iterations could not reuse.  The engine's threads allocate a few arrays
-    a chunk of columns, so sharing the arena costs them no measurable time.
+    thread frees stays in its arena, out of the other threads' reach: what
+    the small groups of a graph's components, iterated side by side, free
+    there, the largest group's iterations cannot reuse.  The engine's threads
+    allocate a few arrays a chunk of columns, so sharing the arena costs them
+    little.
 
     Like :func:`map_large_blocks`, this changes the allocator of the whole
     process: the command line calls it.
@@ -201,7 +179,7 @@ def available_cores(cgroup_root="/sys/fs/cgroup", own_cgroups="/proc/self/cgroup
 
 
 def _text(path):
-    """The text of the file at `path` (os.path, not pathlib: pathlib takes 0.5 MB of every run's memory)."""
+    """The text of the file at `path` (os.path, not pathlib: importing pathlib would add to every run's memory)."""
     with open(path) as f:
         return f.read()
 
@@ -314,13 +292,15 @@ class CpuEngine(Engine):
         then takes 6 bytes instead of 8, so the iterands take a quarter less
         memory and the expansion has a quarter less to read.  A memory and
         speed setting only: the iterands are the same either way.  The
-        kernels for int32 rows are compiled apart, the first time a machine
-        needs them (about 25 s; ``netmcl.engines.cpu._compiled``).
+        kernels for int32 rows are compiled apart, once, the first time a
+        machine needs them (``netmcl.engines.cpu._compiled``).
     wide_runs : bool, optional
         Expand heavy columns up to ``_constants.RUN`` (16) at a time on
         matrices of at most ``LANE_RUN_NODES`` nodes, instead of ``LANES``
-        (8).  Default ``_constants.WIDE_RUNS``: on AMD's CPUs, where it was
-        measured to pay.  A speed setting only, as `lane_sharing`.
+        (8): each entry read then serves twice the columns, whose
+        accumulators take twice the bytes.  Default ``_constants.WIDE_RUNS``:
+        True on AMD's CPUs, which gain from it, False on others.  A speed
+        setting only, as `lane_sharing`.
     narrow_runs : bool, default True
         Past the matrices whose heavy columns are taken ``LANES`` at a time,
         expand them ``_constants.NARROW_LANES`` (4) at a time, their
@@ -340,8 +320,8 @@ class CpuEngine(Engine):
         runs of ``LANES`` where their accumulators take at most half of it
         (``_constants.lane_nodes``), of ``NARROW_LANES`` where they fit it.
         Default :data:`L2_BYTES`, what the operating system says of
-        this machine (on a Zen 3 core's 512 KB, the 10k-node generated graph
-        takes runs of 4, in 0.93x the time of runs of 8).  A speed setting only.
+        this machine: a smaller cache takes shorter runs on smaller matrices
+        already (on 512 KB, runs of 4 past 4,096 nodes).  A speed setting only.
 
     Examples
     --------
@@ -555,12 +535,10 @@ class CpuEngine(Engine):
         (``_kernels._expand_heavy``).  In column order they rarely do: the
         heavy columns come first, and among them those whose chains of
         largest other entries (`leaders`) end at the same column,
-        which on community graphs are columns of one community.  On the
-        10k-node generated graph's second iteration a vector operation then
-        serves 1.85 products on average instead of 1.43.  Where a heavy
-        column is expanded alone, the columns it reads are then often still
-        in cache from the column before: 1-7 % off the 50k-node generated
-        graph's time on an Intel Xeon, before runs of four were taken there.
+        which on community graphs are columns of one community: their
+        patterns overlap, so a vector operation of their run serves more
+        products.  Where a heavy column is expanded alone, the columns it
+        reads are then often still in cache from the column before.
         Column order where `lane_sharing` is infinite.
         """
         if not np.isfinite(self.lane_sharing):
@@ -587,9 +565,9 @@ class CpuEngine(Engine):
         least).  More where needed, so that the columns' summed size
         estimate (`cum`, cumulative) is at most CHUNK_BYTES a chunk.  One
         thread needs no balancing: its chunks are of about equal estimated
-        size instead (cut by work, the last chunk of an iteration of mmseqs2
-        held 1.2 MB of results where the others held 0.3-0.6, and the peak
-        memory came as it was copied).  With several threads, the last `threads`
+        size instead (cut by work, a chunk of light columns can hold several
+        times the results of the others, and the peak memory comes as it is
+        copied).  With several threads, the last `threads`
         chunks' work is cut in chunks of a quarter of it (TAIL_SPLIT), so
         that the threads finish at about the same time: the work is an
         estimate, and the last chunk of a thread can run well past the
@@ -633,9 +611,8 @@ class CpuEngine(Engine):
         what is held now would stop a little later in the same iteration.
         The heavy columns, whose pruned columns are the largest, come first
         where they are expanded in runs, so the figure errs on the generous
-        side (on the 50k-node generated graph at 2 threads it named
-        250.3-265.0 MiB for a first iteration that fits in 250 MiB; weighted
-        by the columns' size estimates it named 236-248 MiB, too little).
+        side; weighting the columns by their size estimates instead can
+        name too little.
         """
         held = fixed + written
         column = (self._entry_bytes + self._kept_bytes) * int(estimate[start])
@@ -700,9 +677,9 @@ class CpuEngine(Engine):
 
         def run(rng):
             """The chunk's columns, and, where rows are kept as gaps, their rows as
-            gaps (``_as_gaps``), made by the thread that computed them: made by the
-            one that gathers every chunk's result, they took it 0.16 s of Krogan's
-            1.0 s of iterations at 16 threads on a 16-core host."""
+            gaps (``_as_gaps``), made by the thread that computed them: the one
+            that gathers every chunk's result would otherwise do it for all the
+            threads, serially, which grows with the thread count."""
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             cnt, idx, val, ch, st = expand_columns(
