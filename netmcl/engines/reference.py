@@ -285,7 +285,8 @@ def normalize_columns(indptr, data):
     sums = column_sums(indptr, data)
     per_entry = np.repeat(sums, np.diff(np.asarray(indptr, dtype=np.int64)))
     divide = per_entry != 0.0
-    data[divide] = (data[divide].astype(np.float64) / per_entry[divide]).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # as in C
+        data[divide] = (data[divide].astype(np.float64) / per_entry[divide]).astype(np.float32)
 
 
 def inflate_columns(indptr, data, power):
@@ -320,11 +321,13 @@ def inflate_columns(indptr, data, power):
     [0.6666666865348816, 0.1666666716337204, 0.1666666716337204, 0.0]
     """
     indptr = np.asarray(indptr, dtype=np.int64)
-    powers = c_pow(data, power).astype(np.float32)
+    with np.errstate(over="ignore"):  # a power past float32's range is inf, as in C
+        powers = c_pow(data, power).astype(np.float32)
     sums = column_sums(indptr, powers)
     emptied = sums <= 0.0
     dead = np.repeat(emptied, np.diff(indptr))
-    data[~dead] = (powers[~dead].astype(np.float64) / np.repeat(sums, np.diff(indptr))[~dead]).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf / inf is nan, as in C
+        data[~dead] = (powers[~dead].astype(np.float64) / np.repeat(sums, np.diff(indptr))[~dead]).astype(np.float32)
     data[dead] = 0.0
     return np.flatnonzero(emptied).astype(np.int64)
 
@@ -351,16 +354,16 @@ def column_flops(indptr, indices):
 def expand(indptr, indices, data, n_rule):
     """``E = M @ M`` with mcl's two product paths (the module's step 1).
 
-    ``E[:, J] = sum over k of M[:, k] (outer) M[k, J]`` for ``k = 0, 1, 2,
-    ...``: the outer product of column ``k`` and row ``k`` adds one term to
-    every sum ``E[i, j]`` that has a term of index ``k``, so each sum receives
-    its terms in ascending ``k``, as mcl adds them.  ``J`` is a block of the
-    columns that take one path: on the dense path each product is rounded
-    to float32 (a float32 multiply), on the sparse path it is exact in
-    float64.  Only the rectangle spanned by column ``k``'s and row ``k``'s
-    entries is updated (a term there without entries is an exact 0, and
-    adding it changes no sum), or where that rectangle is mostly empty, the
-    terms alone.  The matrix is held densely: small graphs only.
+    ``E[:, J] = sum over k of M[:, k] (outer) M[k, J]``, ``k`` ascending: the
+    outer product of column ``k`` and row ``k`` adds one term to every sum
+    ``E[i, j]`` that has a term of index ``k``, so each sum receives its
+    terms in ascending ``k``, as mcl adds them.  ``J`` is a block of the
+    columns that take one path: on the dense path each product is rounded to
+    float32 (a float32 multiply), on the sparse path it is exact in float64.
+    Only the rectangle spanned by column ``k``'s and row ``k``'s entries is
+    updated (a term there without entries is an exact 0, and adding it
+    changes no sum), or where that rectangle is mostly empty, the terms
+    alone.  The matrix is held densely: small graphs only.
 
     Parameters
     ----------
@@ -402,11 +405,10 @@ def expand(indptr, indices, data, n_rule):
             reached = np.zeros((n, block.size), dtype=bool)  # where a term was added (the sparse path)
             right = np.ascontiguousarray(m[:, block])  # right[k]: row k of M on the block
             right_stored = np.ascontiguousarray(stored[:, block])
-            for k in range(n):
+            # the k with terms: column k has entries, and so has row k on the block
+            for k in np.flatnonzero((np.diff(indptr) > 0) & right_stored.any(axis=1)).tolist():
                 rows = indices[indptr[k] : indptr[k + 1]]  # column k's entries
                 reads = np.flatnonzero(right_stored[k])  # the block's columns with a term of index k
-                if rows.size == 0 or reads.size == 0:
-                    continue
                 r, c = slice(rows[0], rows[-1] + 1), slice(reads[0], reads[-1] + 1)  # the rectangle
                 at = (r, c)
                 if (r.stop - r.start) * (c.stop - c.start) > SPARSE_RECTANGLE * rows.size * reads.size:
@@ -636,7 +638,8 @@ class ReferenceEngine(Engine):
             stats.min_mass = min(stats.min_mass, column.mass)
             stats.emergency += column.branch == "emergency"
             stats.recovered += column.branch == "recovered"
-            stats.selected += column.branch in ("selected", "recovered_after_select")  # a column selected, then recovered, counts in both
+            # a column selected, then recovered, counts in both
+            stats.selected += column.branch in ("selected", "recovered_after_select")
             stats.recovered_after_select += column.branch == "recovered_after_select"
         stats.chaos = chaos if self.n else 0.0
         self._store(columns)
