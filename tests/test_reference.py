@@ -27,6 +27,7 @@ import pytest
 
 import netmcl
 from netmcl._compiled import kernels
+from netmcl.components import component_groups, run_components, split_components
 from netmcl.engines import IterationStats, Pruning, get_engine
 from netmcl.engines import reference as R
 from netmcl.graph import SparseGraph
@@ -287,15 +288,23 @@ def test_split_inflation_equals_one_iteration(tmp_path):
     assert emptied > 0
 
 
-def test_spawned_engines_and_components_give_the_same_clusters(tmp_path):
-    """Groups of components run on spawned reference engines, loaded with the whole graph's n_rule."""
-    graph = netmcl.read_abc(mg.DATA / "io" / "random40.abc")
-    engine = get_engine("reference", threads=3, max_memory="1G")
-    assert engine.name == "reference" and isinstance(engine.spawn(threads=1, share=2), R.ReferenceEngine)
-    for kwargs in ({}, {"inflation": 1.4, "pruning_number": 20, "select": 3, "recover": 5}):
-        ref = netmcl.mcl(graph, engine="reference", attribute=None, **kwargs)
-        cpu = netmcl.mcl(graph, engine="cpu", attribute=None, **kwargs)
-        assert ref.clusters == cpu.clusters and ref.chaos == cpu.chaos
+def test_component_groups_run_on_spawned_engines():
+    """Groups of components, each on an engine spawned from the reference engine and loaded
+    with the whole graph's n_rule, give the CPU engine's iterand and statistics."""
+    graph = netmcl.read_mci(mg.DATA / "io" / "stars.mci")
+    params = MclParams.build(inflation=1.4, pruning_number=20, select=3, recover=5)
+    start = start_matrix(graph, params)
+    groups = component_groups(start, group_nodes=100)
+    assert len(groups) >= 10
+    engine = get_engine("reference", threads=3, max_memory="1G")  # options every engine takes, ignored
+    assert isinstance(engine.spawn(threads=1, share=2), R.ReferenceEngine)
+    runs = {}
+    for name in ("reference", "cpu"):
+        tracks = split_components(start, groups, engine if name == "reference" else get_engine(name, threads=2))
+        runs[name] = run_components(tracks, params, inflation_at=inflation_at, chaos_limit=CHAOS_LIMIT)
+    (ref_limit, ref_stats), (cpu_limit, cpu_stats) = runs["reference"], runs["cpu"]
+    _assert_same_iterand(ref_limit, cpu_limit, "the limit of the component groups")
+    assert [_stats(s) for s in ref_stats] == [_stats(s) for s in cpu_stats]
 
 
 # ---------------------------------------------------------------------------

@@ -84,8 +84,10 @@ from ..sparse import CscMatrix
 from . import Engine, IterationStats
 
 __all__ = [
+    "PrunedColumn",
     "ReferenceEngine",
     "c_pow",
+    "column_flops",
     "column_sums",
     "expand",
     "inflate_columns",
