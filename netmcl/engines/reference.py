@@ -285,10 +285,10 @@ def normalize_columns(indptr, data):
     [0.25, 0.75, 0.0, 1.0]
     """
     sums = column_sums(indptr, data)
+    sums[sums == 0.0] = 1.0  # a column summing to 0 is divided by 1: left as it is
     per_entry = np.repeat(sums, np.diff(np.asarray(indptr, dtype=np.int64)))
-    divide = per_entry != 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # as in C
-        data[divide] = (data[divide].astype(np.float64) / per_entry[divide]).astype(np.float32)
+        data[:] = data.astype(np.float64) / per_entry
 
 
 def inflate_columns(indptr, data, power):
@@ -327,10 +327,10 @@ def inflate_columns(indptr, data, power):
         powers = c_pow(data, power).astype(np.float32)
     sums = column_sums(indptr, powers)
     emptied = sums <= 0.0
-    dead = np.repeat(emptied, np.diff(indptr))
     with np.errstate(over="ignore", invalid="ignore"):  # inf / inf is nan, as in C
-        data[~dead] = (powers[~dead].astype(np.float64) / np.repeat(sums, np.diff(indptr))[~dead]).astype(np.float32)
-    data[dead] = 0.0
+        data[:] = powers.astype(np.float64) / np.repeat(np.where(emptied, 1.0, sums), np.diff(indptr))
+    if emptied.any():
+        data[np.repeat(emptied, np.diff(indptr))] = 0.0
     return np.flatnonzero(emptied).astype(np.int64)
 
 
