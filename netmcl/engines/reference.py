@@ -3,8 +3,8 @@
 This engine is the oracle of the arithmetic contract stated in
 :mod:`netmcl.engines` (and in ``mcl-spec.md`` d.4 and d.9 of the design notes).
 Every other engine must produce iterands bit-identical to this one's on the
-test graphs.  It is slow (Python loops over columns); it is meant for graphs
-of a few hundred nodes and for reading.
+test graphs.  It is slow (Python loops over the columns, and a dense copy of
+the iterand); it is meant for graphs of a few hundred nodes and for reading.
 
 The contract, step by step
 --------------------------
@@ -25,8 +25,8 @@ columns with ascending rows.  One iteration turns it into the next one:
 
    ``n_rule`` is the node count of the whole graph, also when the engine
    holds one group of its components.  Sums are rounded to float32 once.
-   :func:`expand` walks the positions ``t = 0, 1, 2, ...`` of all columns at
-   once, so each sum receives its terms in ascending ``k``.
+   :func:`expand` adds the outer products of column ``k`` and row ``k`` for
+   ``k = 0, 1, 2, ...``, so each sum receives its terms in ascending ``k``.
 2. **Measure** (:func:`prune_column`).  Before pruning: ``maxval`` (the
    largest value, at least 0.0) and ``center = sum(v * v)``, in float64,
    added in row order (:func:`sequential_sum`).
@@ -56,7 +56,8 @@ columns with ascending rows.  One iteration turns it into the next one:
    a float); the iteration's chaos is the largest.
 7. **Inflation** (:func:`inflate_columns`): ``p = float32(pow(float64(v), I))``
    (C's ``pow``, :func:`c_pow`), ``s = sum(p)`` in float64 in row order,
-   ``v = float32(float64(p) / s)``; a column with ``s <= 0`` is emptied.
+   ``v = float32(float64(p) / s)``; a column with ``s <= 0`` is emptied
+   (the engine drops its entries, and counts it if it had any).
 
 The start matrix is made column-stochastic by :func:`normalize_columns`
 (``mclxMakeStochastic``); ``-pi`` inflates it first with
