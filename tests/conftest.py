@@ -1,9 +1,10 @@
 """Fixtures shared by netmcl's tests.
 
-``engine``
-    Parametrised over :func:`netmcl.engines.available_engines`, so a test that
-    takes it runs once for every engine this machine can run ("cpu" always,
-    "gpu" where CuPy finds a device).
+``engine_name``
+    Parametrised over :func:`netmcl.engines.available_engines`, so that one
+    test body runs once for every engine this machine can run ("cpu" and
+    "reference" always, others where their probe finds what they need); the
+    test passes ``engine=engine_name`` to ``netmcl.mcl``.
 ``have_mcl``
     Whether the reference ``mcl`` program is on PATH.
 ``mcl_binary``
@@ -46,9 +47,9 @@ def threads_for_small_iterations(monkeypatch):
     monkeypatch.setattr(cpu, "SPLIT_ENTRIES", 0)
 
 
-@pytest.fixture(params=available_engines())
-def engine(request):
-    """The name of an engine to pass to ``netmcl.mcl(..., engine=engine)``."""
+@pytest.fixture(params=available_engines(), ids=str)
+def engine_name(request):
+    """The name of an engine to pass to ``netmcl.mcl(..., engine=engine_name)``, one test per available engine."""
     return request.param
 
 
