@@ -7,9 +7,24 @@ would add to every process's start-up and memory.  :meth:`CscMatrix.to_scipy`
 gives a scipy array where a user wants one.
 """
 
+import math
+
 import numpy as np
 
-__all__ = ["CscMatrix", "indptr_of", "spans"]
+__all__ = [
+    "CscMatrix", "c_pow", "column_sums", "indptr_of", "inflate_columns", "normalize_columns", "sequential_sum", "spans",
+    "weak_components",
+]
+
+#: :func:`sequential_sum` adds up to this many values in a Python loop, more
+#: with ``np.cumsum`` (the same additions): a call to NumPy costs about as much
+#: as a few dozen additions in Python
+SHORT_SUM = 64
+#: :func:`column_sums` adds the values of columns longer than this with one
+#: ``np.cumsum`` each, the others position by position for all of them at
+#: once: it bounds the position loop's Python iterations, at one call per
+#: long column
+LONG_COLUMN = 512
 
 
 class CscMatrix:
@@ -213,79 +228,222 @@ def distinct(values, counts=False):
     return values[starts], np.diff(starts, append=values.size)
 
 
-def column_sums(indptr, values):
-    """Each column's sum in float64, its values added one after another in
-    storage order from 0.0: the order mcl sums in, so the same bits.
+def sequential_sum(values):
+    """The float64 sum of `values` added one after the other, from 0.0.
 
-    NumPy's own sums (``np.sum``, ``np.add.reduceat``) add in pairs, whose
-    rounding differs; here all columns advance together, one position at a
-    time, longest columns first.
+    mcl's sums run over a column's entries in row order; ``np.sum`` would
+    add them in pairs and round differently.
+
+    Parameters
+    ----------
+    values : array_like
+        Converted to float64 (exactly, from float32).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
-    >>> column_sums(np.array([0, 2, 2, 3]), np.array([0.25, 0.5, 2.0], dtype=np.float32)).tolist()
-    [0.75, 0.0, 2.0]
+    >>> x = [1.0, 1e-16, 1e-16]
+    >>> sequential_sum(x) == (1.0 + 1e-16) + 1e-16
+    True
+    >>> sequential_sum([])
+    0.0
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size > SHORT_SUM:
+        return float(np.cumsum(values)[-1])  # the same additions, faster on long arrays
+    total = 0.0
+    for v in values.tolist():
+        total += v
+    return total
+
+
+def column_sums(indptr, values):
+    """Per column, the float64 sum of its values in stored order, from 0.0.
+
+    Every column's sum is :func:`sequential_sum` of its values.  Short
+    columns are summed together: the values at position ``p`` of all columns
+    longer than ``p`` are added to their running sums at once, for
+    ``p = 0, 1, 2, ...``, so each sum still receives its terms one after
+    the other; columns longer than ``LONG_COLUMN`` are summed one by one.
+
+    Parameters
+    ----------
+    indptr : array_like of int
+        Column pointers (n + 1).
+    values : array_like
+        The entries' values, column after column (converted to float64).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> column_sums([0, 3, 3, 4], np.array([1.0, 1e-16, 1e-16, 2.0])).tolist()
+    [1.0, 0.0, 2.0]
     """
     indptr = np.asarray(indptr, dtype=np.int64)
-    counts = np.diff(indptr)
-    sums = np.zeros(counts.size)
-    if not counts.size:
-        return sums
-    order = np.argsort(-counts, kind="stable")
-    longest = counts[order]
-    starts = indptr[:-1][order]
-    vals = np.asarray(values, dtype=np.float64)
-    alive = counts.size
-    for p in range(int(longest[0]) if longest.size else 0):
-        alive = int(np.searchsorted(-longest[:alive], -p, side="left"))  # columns longer than p
-        cols = order[:alive]
-        sums[cols] += vals[starts[:alive] + p]
+    values = np.asarray(values, dtype=np.float64)
+    starts = indptr[:-1]
+    lengths = np.diff(indptr)
+    sums = np.zeros(lengths.size)
+    for j in np.flatnonzero(lengths > LONG_COLUMN):
+        sums[j] = sequential_sum(values[starts[j] : indptr[j + 1]])
+    # the short columns, longest first: those longer than p are a prefix of `short`
+    short = np.flatnonzero((lengths > 0) & (lengths <= LONG_COLUMN))
+    short = short[np.argsort(-lengths[short], kind="stable")]
+    longer_than = short.size - np.cumsum(np.bincount(lengths[short], minlength=1))  # [p]: columns of length > p
+    running = np.zeros(short.size)  # the short columns' sums so far, in that order
+    at = starts[short]  # where each short column's next value is
+    for p in range(int(lengths[short[0]]) if short.size else 0):
+        live = int(longer_than[p])
+        running[:live] += values[at[:live]]
+        at[:live] += 1
+    sums[short] = running
     return sums
 
 
-def normalize_columns(indptr, data):
-    """Make every column sum to one, in place, as mcl does: each value
-    divided in float64 by its column's sum (:func:`column_sums`), rounded to
-    float32; columns summing to 0 stay as they are.
+# ---------------------------------------------------------------------------
+# the start matrix and inflation, on whole matrices
+
+
+def c_pow(values, power):
+    """``pow(float64(v), power)`` for every value, as C's ``pow`` computes it,
+    to the bits that survive a rounding to float32.
+
+    mcl calls the C library's ``pow``.  NumPy's ``np.power`` may take another
+    route (a SIMD library on some processors, ``sqrt`` for a power of 0.5)
+    whose last bits can differ from it; Python's :func:`math.pow` calls C's
+    ``pow`` itself, but one value at a time.  Only the result's rounding to
+    float32 is ever used, so ``np.power`` is taken wherever a change of its
+    result by ``2**-48`` of itself (16 units in the last place; any ``pow`` is
+    far more accurate than that) cannot move that rounding, and
+    :func:`math.pow` wherever it could: about one value in ten million.
+    A power of 2 is a multiplication: the square of a float32 is exact in
+    float64, and so is C's ``pow`` of it.
+
+    Parameters
+    ----------
+    values : array_like
+        Non-negative values (converted to float64).
+    power : float
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Equal to C's ``pow`` after a rounding to float32 (everywhere, for a
+        power of 2).
 
     Examples
     --------
-    >>> data = np.array([1.0, 3.0, 0.0], dtype=np.float32)
-    >>> normalize_columns(np.array([0, 2, 3]), data); data.tolist()
-    [0.25, 0.75, 0.0]
+    >>> c_pow(np.array([0.5, 0.25], dtype=np.float32), 2.0).tolist()
+    [0.25, 0.0625]
+    >>> c_pow([1e300], 2.5).tolist()  # C's pow overflows to inf
+    [inf]
     """
-    indptr = np.asarray(indptr, dtype=np.int64)
-    sums = np.repeat(column_sums(indptr, data), np.diff(indptr))
-    scale = sums != 0.0
-    data[scale] = (data[scale].astype(np.float64) / sums[scale]).astype(np.float32)
+    x = np.asarray(values, dtype=np.float64)
+    power = float(power)
+    if power == 2.0:
+        return x * x
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.power(x, power)
+        low = (out * (1.0 - 2.0**-48)).astype(np.float32)
+        high = (out * (1.0 + 2.0**-48)).astype(np.float32)
+    near = np.flatnonzero(~(low == high))  # near a float32 rounding boundary, or nan
+    out[near] = [_c_pow_one(v, power) for v in x[near].tolist()]
+    return out
+
+
+def _c_pow_one(x, power):
+    """C's ``pow(x, power)`` for one value, where :func:`math.pow` may raise instead."""
+    try:
+        return math.pow(x, power)
+    except OverflowError:
+        return math.inf
+    except ValueError:  # 0 to a negative power, or a negative base and a fractional power
+        return math.inf if x == 0.0 else math.nan
+
+
+def normalize_columns(indptr, data):
+    """Make every column sum to one, in place (mcl's ``mclxMakeStochastic``).
+
+    ``s`` is the column's float64 sum in row order (:func:`column_sums`);
+    each value becomes ``float32(float64(v) / s)``.  A column summing to 0
+    is left as it is.
+
+    Parameters
+    ----------
+    indptr : array_like of int
+        Column pointers (n + 1).
+    data : numpy.ndarray of float32
+        The values, changed in place.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> data = np.array([1.0, 3.0, 0.0, 2.0], dtype=np.float32)
+    >>> normalize_columns([0, 2, 3, 4], data)
+    >>> data.tolist()
+    [0.25, 0.75, 0.0, 1.0]
+    """
+    sums = column_sums(indptr, data)
+    sums[sums == 0.0] = 1.0  # a column summing to 0 is divided by 1: left as it is
+    per_entry = np.repeat(sums, np.diff(np.asarray(indptr, dtype=np.int64)))
+    with np.errstate(over="ignore", invalid="ignore"):  # as in C
+        data[:] = data.astype(np.float64) / per_entry
 
 
 def inflate_columns(indptr, data, power):
-    """Raise every value to `power` and rescale each column, in place, as mcl
-    does: ``p = float32(pow(float64(v), power))``, the column's sum of `p`
-    (:func:`column_sums`), ``v = float32(float64(p) / sum)``; a column whose
-    sum is not above 0 is emptied (its values set to 0).
+    """Inflate every column in place (mcl's ``mclvInflate``); return the columns emptied.
+
+    Each value becomes ``p = float32(pow(float64(v), power))``
+    (:func:`c_pow`); ``s`` is the column's float64 sum of the ``p`` in row
+    order, and the values become ``float32(float64(p) / s)``.  A column with
+    ``s <= 0`` is emptied: its values are set to 0 here, and the engines drop
+    its entries.  A column without entries has ``s = 0``, and is listed too.
+
+    Parameters
+    ----------
+    indptr : array_like of int
+        Column pointers (n + 1).
+    data : numpy.ndarray of float32
+        The values, changed in place.
+    power : float
+        The inflation.
 
     Returns
     -------
     numpy.ndarray of int64
-        The columns emptied.
+        The ids of the columns emptied, ascending.
 
     Examples
     --------
-    >>> data = np.array([1.0, 3.0], dtype=np.float32)
-    >>> inflate_columns(np.array([0, 2]), data, 2.0).tolist(), data.tolist()
-    ([], [0.10000000149011612, 0.8999999761581421])
+    >>> data = np.array([0.5, 0.25, 0.25, 0.0], dtype=np.float32)
+    >>> inflate_columns([0, 3, 4], data, 2.0).tolist()
+    [1]
+    >>> data.tolist()
+    [0.6666666865348816, 0.1666666716337204, 0.1666666716337204, 0.0]
     """
     indptr = np.asarray(indptr, dtype=np.int64)
-    data[:] = np.power(data.astype(np.float64), float(power)).astype(np.float32)
-    sums = column_sums(indptr, data)
-    emptied = np.flatnonzero(~(sums > 0.0))
-    per_entry = np.repeat(sums, np.diff(indptr))
-    live = per_entry > 0.0
-    data[live] = (data[live].astype(np.float64) / per_entry[live]).astype(np.float32)
-    data[~live] = 0.0
-    return emptied
+    with np.errstate(over="ignore"):  # a power past float32's range is inf, as in C
+        powers = c_pow(data, power).astype(np.float32)
+    sums = column_sums(indptr, powers)
+    emptied = sums <= 0.0
+    with np.errstate(over="ignore", invalid="ignore"):  # inf / inf is nan, as in C
+        data[:] = powers.astype(np.float64) / np.repeat(np.where(emptied, 1.0, sums), np.diff(indptr))
+    if emptied.any():
+        data[np.repeat(emptied, np.diff(indptr))] = 0.0
+    return np.flatnonzero(emptied).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# one iteration: expansion
 
 
 def weak_components(matrix):

@@ -447,6 +447,7 @@ class CpuEngine(Engine):
         m = self.result()
         m = CscMatrix(m.indptr, m.indices, m.data.copy(), self.n)
         emptied = np.asarray(kernels().inflate_columns(m.indptr, m.data, float(inflation)), dtype=np.int64)
+        emptied = emptied[np.diff(m.indptr)[emptied] > 0]  # a column that was empty already is not counted
         if emptied.size:  # the kernel zeroes an emptied column's values: its entries are dropped
             counts = np.diff(m.indptr)
             counts[emptied] = 0
