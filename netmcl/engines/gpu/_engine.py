@@ -278,7 +278,8 @@ class GpuEngine(Engine):
     def _fall_back(self, matrix, reason):
         log.warning("GPU engine: %s; the run goes on on the CPU engine.", reason)
         self._release()
-        self._cpu = get_engine("cpu", threads=self.threads, max_memory=self.max_memory)
+        # max_memory bounds device memory: the host's is another matter
+        self._cpu = get_engine("cpu", threads=self.threads)
         self._cpu.load(matrix, n_rule=self.n_rule)
 
     @staticmethod

@@ -43,14 +43,14 @@ def why_unavailable():
         return "numba-cuda (NVIDIA's CUDA target for numba) is not installed."
     if simulated():
         return None
-    if importlib.util.find_spec("cupy") is None:
-        return "CuPy is not installed."
     try:
         from numba import cuda
 
         if not cuda.is_available():
             return ("no CUDA device is visible (numba.cuda.is_available() is False: no GPU or no driver); "
                     "NUMBA_ENABLE_CUDASIM=1 runs the engine in numba's CUDA simulator instead (slow, for tests).")
+        if importlib.util.find_spec("cupy") is None:
+            return "CuPy is not installed."
         import cupy
 
         if cupy.cuda.runtime.getDeviceCount() < 1:
