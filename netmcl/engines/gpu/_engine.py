@@ -155,7 +155,8 @@ class GpuEngine(Engine):
         checks = {"never": K.NEVER, "check": K.CHECK, "always": K.ALWAYS}
         if pow_check not in checks:
             raise ParameterError(
-                f"The 'pow_check' parameter of the GPU engine must be one of {sorted(checks)}. Got {pow_check!r} instead."
+                f"The 'pow_check' parameter of the GPU engine must be one of {sorted(checks)}. "
+                f"Got {pow_check!r} instead."
             )
         self.pow_check = checks[pow_check]
         self._oom = (MemoryError,)
