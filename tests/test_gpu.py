@@ -207,6 +207,44 @@ def test_the_simulated_pow_is_the_c_librarys():
     assert not K._ambiguous(np.float64(f))
 
 
+def test_device_pow_rounds_as_the_c_library_wherever_unflagged():
+    """The device's pow (libdevice's __nv_pow on a GPU, the C library's in the
+    simulator), rounded to float32, equals the C library's wherever the
+    ambiguity check lets it through; on a GPU this counts the flagged values."""
+    import math
+
+    from numba import cuda
+
+    from netmcl.engines.gpu import _kernels as K
+
+    @cuda.jit
+    def powers(x, power, out, flagged):
+        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+            d = math.pow(np.float64(x[i]), power)
+            out[i] = np.float32(d)
+            flagged[i] = 1 if K._ambiguous(d) else 0
+
+    rng = np.random.default_rng(11)
+    size = 200 if SIMULATED else 2_000_000
+    x = rng.random(size).astype(np.float32)
+    x[: size // 4] = x[: size // 4] * np.float32(1e-3)  # the small values of late iterations
+    for power in (1.4, 3.5, 2.0 * 1.001**3):
+        out, flagged = np.empty(size, np.float32), np.zeros(size, np.uint8)
+        if SIMULATED:
+            powers[2, 4](x, np.float64(power), out, flagged)
+        else:
+            import cupy
+
+            d_out, d_flagged = cupy.empty(size, np.float32), cupy.zeros(size, np.uint8)
+            powers[256, 128](cupy.asarray(x), np.float64(power), d_out, d_flagged)
+            out, flagged = d_out.get(), d_flagged.get()
+        host = np.array([np.float32(math.pow(float(v), power)) for v in x.tolist()], dtype=np.float32)
+        differ = out.view(np.uint32) != host.view(np.uint32)
+        assert not (differ & (flagged == 0)).any(), f"I = {power}: an unflagged power rounds otherwise than glibc"
+        print(f"I = {power}: {int(differ.sum())} of {size} float32 powers differ from the C library's, "
+              f"{int(flagged.sum())} flagged")
+
+
 def real_subnetwork(tmp_path, size):
     """The first `size` nodes reached breadth-first from the best-connected
     protein of the Collins network, with every edge among them, in file order."""

@@ -36,6 +36,9 @@ of exactly 2 squares the value instead (exact in float64, and equal to
 ``pow``).  In numba's CUDA simulator ``math.pow`` is the C library's, so the
 check never fires there unless asked to (``pow_check=ALWAYS``).
 
+The kernels are cached on disk (``cache=True``): a process on a device
+compiles them once per machine, not once per run (about 15 s).
+
 No fused multiply-add reaches a rounding that the contract forbids, and no
 division is approximate: ``tests/test_gpu.py`` compiles every kernel for
 sm_90 and reads the PTX.
@@ -269,7 +272,7 @@ def _prune(j, rows, vals, o, m, cut, select, recover, pct, sel, sb):
     return m, branch, mass_final, _chaos(maxval, center, n_kept)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def survey(n, start, length, rows, flops):
     """flops[j] = the summed lengths of the columns that column j reads (its expansion work)."""
     for j in range(cuda.grid(1), n, cuda.gridsize(1)):
@@ -280,7 +283,7 @@ def survey(n, start, length, rows, flops):
         flops[j] = s
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def copy_spans(ncols, src_start, length, dst_start, src_rows, src_vals, dst_rows, dst_vals):
     """Copy column c's `length[c]` entries from src_start[c] to dst_start[c], c < ncols."""
     for c in range(cuda.grid(1), ncols, cuda.gridsize(1)):
@@ -291,7 +294,7 @@ def copy_spans(ncols, src_start, length, dst_start, src_rows, src_vals, dst_rows
             dst_vals[b + q] = src_vals[a + q]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def inflate_columns(n, start, length, vals, power, pow_check, sel, status):
     """Inflate every column in place (the second half of an iteration run
     without inflation); status[c]: :func:`_inflate`'s answer.  sel: float32
@@ -303,7 +306,7 @@ def inflate_columns(n, start, length, vals, power, pow_check, sel, status):
             status[c] = _inflate(vals, start[c], length[c], power, pow_check, sel, g * n)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def expand_prune(
     n, n_rule, start, length, rows, vals, flops, col_lo, col_hi, stage_at, st_rows, st_vals, acc, mark, sel,
     cut, select, recover, pct, power, pow_check,
