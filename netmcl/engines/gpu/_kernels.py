@@ -273,6 +273,17 @@ def _prune(j, rows, vals, o, m, cut, select, recover, pct, sel, sb):
 
 
 @cuda.jit(cache=True)
+def pow_probe(x, power, out, flagged):
+    """out[i] = float32(pow(x[i], power)) as the engine computes it, and whether
+    :func:`_ambiguous` flags it: how the tests compare the device's ``pow``
+    with the C library's."""
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        d = math.pow(numba.float64(x[i]), power)
+        out[i] = numba.float32(d)
+        flagged[i] = 1 if _ambiguous(d) else 0
+
+
+@cuda.jit(cache=True)
 def survey(n, start, length, rows, flops):
     """flops[j] = the summed lengths of the columns that column j reads (its expansion work)."""
     for j in range(cuda.grid(1), n, cuda.gridsize(1)):

@@ -55,6 +55,7 @@ def _signatures():
         "inflate_columns": (int64, a(int64), a(int64), a(float32), float64, int64, a(float32), a(int8)),
         "survey": (int64, a(int64), a(int64), a(int32), a(int64)),
         "copy_spans": (int64, a(int64), a(int64), a(int64), a(int32), a(float32), a(int32), a(float32)),
+        "pow_probe": (a(float32), float64, a(float32), a(uint8)),
     }
 
 
@@ -159,7 +160,7 @@ def _widened_products(ptx):
 def check(ptxes):
     """Every problem of the compiled kernels (``compile_all``)."""
     problems = []
-    for name in ("expand_prune", "inflate_columns", "survey", "copy_spans"):
+    for name in ("expand_prune", "inflate_columns", "survey", "copy_spans", "pow_probe"):
         problems += audit(name, ptxes[name])
     dense, exact = _widened_products(ptxes["expand_prune"])
     if not dense:
