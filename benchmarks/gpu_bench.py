@@ -16,7 +16,7 @@ Inputs (made under OUTDIR/inputs, seeded): ``gen-10k`` (generated
 communities, 10k nodes / 200k edges, as ``run_benchmarks.py``'s),
 ``krogan`` (ProCope's Krogan network, bundled in tests/data/networks),
 ``string-20k`` (a generated STRING-like network: 19,600 nodes, 11M edges,
-integer scores 150..999); ``--quick`` uses one 60-node graph instead (it
+integer scores 150..999); ``--quick`` uses one 30-node graph instead (it
 runs in numba's CUDA simulator where no GPU is present).
 
 Writes OUTDIR/results.json, OUTDIR/results.md and OUTDIR/times.png.
@@ -47,7 +47,7 @@ INPUTS = {
     "string-20k": ["--dense-string", "--nodes", "19600", "--edges", "11000000", "--degree-spread", "12",
                    "--seed", "1"],
 }
-QUICK = {"tiny-60": ["--nodes", "60", "--edges", "240", "--seed", "1"]}
+QUICK = {"tiny-30": ["--nodes", "30", "--edges", "90", "--seed", "1"]}
 
 
 def run_one(path, out, engine, record):
@@ -107,7 +107,7 @@ def main(argv=None):
     parser.add_argument("--mcl", default=shutil.which("mcl"), help="the mcl program (default: on PATH)")
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--only", help="comma-separated inputs (default: all)")
-    parser.add_argument("--quick", action="store_true", help="one 60-node graph (the simulator where no GPU)")
+    parser.add_argument("--quick", action="store_true", help="one 30-node graph (the simulator where no GPU)")
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
     parser.add_argument("--deadline", type=float, default=None, help="skip runs that would start after this "

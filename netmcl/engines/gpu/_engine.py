@@ -63,6 +63,8 @@ DEVICE_SHARE = 0.8
 #: run, against 2.9-8.0 with the longest column's width and 42-154 with the
 #: pruning bound (``benchmarks/ell_padding.py``)
 ELL_QUANTILE = 0.9
+#: device bytes at most for the powers of the columns that ``inflate`` inflates at once
+INFLATE_SCRATCH = 256 << 20
 #: device bytes per staging entry: the staged entry (8), its copy among the
 #: kept entries (at most 8) and its slot in the next iterand (at most 8)
 STAGED_BYTES = 24
@@ -242,10 +244,13 @@ class GpuEngine(Engine):
         if not inflation > 0.0:
             raise ParameterError(f"The inflation of an iteration must be positive. Got {inflation!r} instead.")
         xp, n = self._xp, self.n
+        tpb = self.threads_per_block
         grid = self._grid(n)
-        sel = self._new(grid * self.threads_per_block * n if float(inflation) != 2.0 else 1, np.float32)
+        if float(inflation) != 2.0:  # each thread of the grid copies a column's powers into n floats of its own
+            grid = max(1, min(grid, INFLATE_SCRATCH // (4 * tpb * max(n, 1))))
+        sel = self._new(grid * tpb * n if float(inflation) != 2.0 else 1, np.float32)
         status = self._new(n, np.int8)
-        K.inflate_columns[grid, self.threads_per_block](
+        K.inflate_columns[grid, tpb](
             np.int64(n), self._start, self._len, self._vals, np.float64(inflation), np.int64(self.pow_check), sel,
             status,
         )
@@ -367,14 +372,14 @@ class GpuEngine(Engine):
         width = xp.minimum(quantile, bound)
         over = kept > width
         pool_sizes = xp.where(over, kept, 0)
-        record = self._host(xp.stack([
+        record = self._host(xp.stack([xp.asarray(v, dtype=np.float64) for v in (
             xp.max(chaos) if n else xp.zeros(()), xp.sum(expanded), xp.sum(kept),
             xp.count_nonzero(branch == K.RECOVERED),
             xp.count_nonzero((branch == K.SELECTED) | (branch == K.SELECTED_RECOVERED)),
             xp.count_nonzero(branch == K.SELECTED_RECOVERED), xp.count_nonzero(branch == K.EMERGENCY),
             xp.count_nonzero(dense), xp.count_nonzero(status == K.EMPTIED),
             xp.min(mass) if n else xp.full((), np.inf), width, xp.sum(pool_sizes),
-        ]).astype(np.float64))
+        )]))
         chaos_max, n_expanded, n_kept, rec, sel_, sel_rec, emergency, n_dense, emptied, min_mass, w, pool = record
         w, pool = int(w), int(pool)
         slab = n * w
