@@ -315,6 +315,8 @@ class GpuEngine(Engine):
 
     def _iterate(self, power, pruning, phases, blocks):
         xp, n = self._xp, self.n
+        if n == 0:
+            return IterationStats(chaos=0.0, min_mass=np.inf, extra={"phases": 0, "blocks": 0})
         cut, select, recover, pct = pruning
         tpb = self.threads_per_block
         blocks = max(1, min(blocks, n))
