@@ -132,6 +132,10 @@ def main(argv=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     results = []
     for name, spec in chosen.items():
+        if args.deadline is not None and time.perf_counter() - start > args.deadline:
+            print(f"[{name}] skipped: past the deadline", flush=True)
+            results.append({"input": name, "skipped": "deadline", "identical": True, "compared": []})
+            continue
         path, made_by = prepare(name, spec, inputs, args.dry_run)
         print(f"[{name}] input: {made_by if isinstance(made_by, str) else ' '.join(made_by)}", flush=True)
         files = {}
@@ -176,6 +180,9 @@ def main(argv=None):
              "| input | mcl | CPU engine | GPU engine | GPU: compile / read / iterate | files identical |",
              "|---|---|---|---|---|---|"]
     for r in results:
+        if r.get("skipped"):
+            lines.append(f"| {r['input']} | skipped ({r['skipped']}) | | | | |")
+            continue
         d = r.get("gpu_detail", {})
         detail = (f"{d.get('compile_s', 0):.1f} / {d.get('read_s', 0):.1f} / {d.get('iterate_s', 0):.2f}"
                   if d else "-")
@@ -191,6 +198,7 @@ def main(argv=None):
 
         fig, ax = plt.subplots(figsize=(7, 3.5))
         width = 0.27
+        results = [r for r in results if not r.get("skipped")]
         for k, who in enumerate(("mcl", "cpu", "gpu")):
             xs = [i + (k - 1) * width for i, r in enumerate(results) if isinstance(r.get(f"{who}_s"), float)]
             ys = [r[f"{who}_s"] for r in results if isinstance(r.get(f"{who}_s"), float)]
