@@ -15,9 +15,20 @@ for, in as many chunks as on a large graph, however little work they have
 (``cpu.SERIAL_WORK`` is 0 in the tests and ``cpu.CHUNK_WORK`` 1), and reads
 every iterand by columns split among those threads (``cpu.SPLIT_ENTRIES`` is
 0): the test graphs are small, and the threaded paths are what they check.
+
+Without an NVIDIA GPU (no ``nvidia-smi``), the GPU engine's kernels run in
+numba's CUDA simulator: ``NUMBA_ENABLE_CUDASIM=1`` is set here, before numba
+is first imported (numba reads it once).  A run that sets
+``NUMBA_ENABLE_CUDASIM=0`` itself (the device check) runs the same tests on
+the device.  In the simulator a GPU iteration takes seconds, so the
+``engine_name`` fixture leaves the GPU engine to ``tests/test_gpu.py`` there.
 """
 
+import os
 import shutil
+
+if shutil.which("nvidia-smi") is None:
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 import pytest
 
@@ -47,7 +58,16 @@ def threads_for_small_iterations(monkeypatch):
     monkeypatch.setattr(cpu, "SPLIT_ENTRIES", 0)
 
 
-@pytest.fixture(params=available_engines(), ids=str)
+def _fixture_engines():
+    """The engines ``engine_name`` runs: all available here, less the simulated GPU engine
+    (``tests/test_gpu.py`` runs it on graphs small enough for the simulator)."""
+    names = available_engines()
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        names = [name for name in names if name != "gpu"]
+    return names
+
+
+@pytest.fixture(params=_fixture_engines(), ids=str)
 def engine_name(request):
     """The name of an engine to pass to ``netmcl.mcl(..., engine=engine_name)``, one test per available engine."""
     return request.param

@@ -1,5 +1,6 @@
 """netmcl imports and clusters without any optional dependency; features that need one say which extra."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -7,7 +8,7 @@ import textwrap
 SCRIPT = textwrap.dedent(
     """
     import sys
-    BLOCK = {"pandas", "igraph", "matplotlib", "py4cytoscape", "cupy", "dask"}
+    BLOCK = {"pandas", "igraph", "matplotlib", "py4cytoscape", "cupy", "numba_cuda", "dask"}
 
     class Blocker:
         def find_spec(self, name, path=None, target=None):
@@ -36,13 +37,16 @@ SCRIPT = textwrap.dedent(
     try:
         netmcl.mcl(G, engine="gpu")
     except netmcl.BackendUnavailableError as e:
-        assert "no 'gpu' engine yet" in str(e), str(e)
+        assert "netmcl[cuda12]" in str(e), str(e)
+    else:
+        raise AssertionError("the GPU engine ran without numba-cuda")
     print("ok")
     """
 )
 
 
 def test_import_and_cluster_without_optional_dependencies():
-    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300)
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")  # the GPU engine's probe then asks for numba-cuda
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

@@ -20,6 +20,7 @@ def _tutorials():
 
 def test_there_are_tutorials():
     assert "01_quickstart.py" in _tutorials()
+    assert "04_gpu_engine.py" in _tutorials()  # the GPU engine, in numba's CUDA simulator without a GPU
 
 
 @pytest.mark.parametrize("name", [t for t in _tutorials() if t not in RUN_ELSEWHERE])

@@ -340,3 +340,7 @@ register_engine(
     "reference", "netmcl.engines.reference:ReferenceEngine",
     doc="plain NumPy, written to be read: the oracle the other engines are tested against (slow)",
 )
+register_engine(
+    "gpu", "netmcl.engines.gpu:GpuEngine", probe="netmcl.engines.gpu._probe:why_unavailable", extra="cuda12",
+    doc="numba-cuda kernels on a CUDA device, CuPy memory (NUMBA_ENABLE_CUDASIM=1: numba's simulator, for tests)",
+)
