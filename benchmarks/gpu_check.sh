@@ -79,7 +79,7 @@ EOF
 # 1. install without the network, and build the CPU engine's kernels (its C compiler, once a machine)
 [ "$INSTALL" = 0 ] || run install 240 "$PY" -m pip install --no-deps --no-build-isolation --no-index "$ROOT"
 cd "$ROOT"
-run build-cpu-kernels 300 "$PY" -c "from netmcl._compiled import KERNELS, kernels; K = kernels(); [getattr(K, n) for n in KERNELS]"
+run build-cpu-kernels 300 "$PY" -c "from netmcl.engines.cpu._compiled import KERNELS, kernels; K = kernels(); [getattr(K, n) for n in KERNELS]"
 
 # 2. mcl from Debian's packages, unpacked into a folder of our own
 MCL=""

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from netmcl._compiled import kernels
+from netmcl.engines.cpu._compiled import kernels
 from netmcl.engines import reference as R
 
 

@@ -166,6 +166,9 @@ class GroupedEngine(Engine):
             eng = self.template.spawn(threads=self.threads if alone else 1, share=1 if alone else self.threads)
             eng.load(start.principal(part), n_rule=n_rule)
             self.groups.append(_Group(part, eng))
+        sizes = [part.size for part in nodes]
+        log.debug("%d component groups of %s nodes", len(sizes),
+                  " and ".join(map(str, sizes)) if len(sizes) < 4 else f"{sizes[0]} to {sizes[-1]}")
 
     def _each(self, fn):
         rest = self.groups[1:] if self.big else self.groups

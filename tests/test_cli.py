@@ -357,7 +357,8 @@ def test_verbose_logs_the_iterations_of_separate_component_groups(tmp_path, caps
     (tmp_path / "rings.abc").write_text("".join(f"{p}{i}\t{p}{(i + 1) % 2100}\n" for p in "ab" for i in range(2100)))
     status, _, err = run([tmp_path / "rings.abc", "--abc", "-o", tmp_path / "o", "-v", "all"], capsys)
     assert status == 0
-    last = int(re.search(r"\[netmcl\] 2 component groups, (\d+) iterations", err).group(1))
+    assert "[netmcl] 2 component groups of 2100 and 2100 nodes" in err
+    last = int(re.search(r"\[netmcl\] \d+ clusters of 4200 nodes after (\d+) iterations", err).group(1))
     lines = re.findall(r"\[netmcl\] iteration (\d+): chaos .* in 2 component groups\n", err)
     assert [int(i) for i in lines] == list(range(1, last + 1))
 

@@ -95,7 +95,7 @@ class Shadowed:
                     return emptied
 
                 def cpu_inflate(self, inflation):
-                    from netmcl._compiled import kernels
+                    from netmcl.engines.cpu._compiled import kernels
 
                     m = self.cpu.result()
                     emptied = kernels().inflate_columns(m.indptr, m.data, inflation)

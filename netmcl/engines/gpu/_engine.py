@@ -412,7 +412,7 @@ class GpuEngine(Engine):
         """Inflate the `pending` columns (ids into `starts`/`lengths`) of `vals`
         on the host, with the CPU engine's kernel (the C library's ``pow``);
         return the ids of those emptied."""
-        from ..._compiled import kernels
+        from ..cpu._compiled import kernels
 
         s, c = self._host(starts[pending]), self._host(lengths[pending])
         at = spans(s, c)
