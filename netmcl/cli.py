@@ -445,7 +445,8 @@ def _run(args):
         raise OSError(f"cannot write the output file {out}: {exc.strerror or exc}") from None
     if args.quiet is None and args.silent is None:
         print(f"[{_PROG}] {len(clustering)} clusters found", file=sys.stderr)
-        print(f"[{_PROG}] output is in {out}", file=sys.stderr)
+        where = "on standard output" if out == "-" else f"in {out}"
+        print(f"[{_PROG}] output is {where}", file=sys.stderr)
     return _after(args, graph, clustering)
 
 
