@@ -164,7 +164,8 @@ class MclParams:
             if resource < 0:
                 _fail("resource", "a non-negative integer", resource)
             S = R = resource
-            P = 10 * resource
+            if scheme is None:  # as mcl: -resource sets P only where neither -P nor -scheme did
+                P = 10 * resource
         if pruning_threshold is not None:
             p = _number("pruning_threshold", pruning_threshold)
             if not 0 < p < 1:

@@ -228,7 +228,8 @@ def _detect(header, name):
     if lower[:2] == ["from", "to"]:
         return "STRINGdb", (0, 1), None, 1000.0, channels()
     if lower[:2] == ["stringid_a", "stringid_b"]:
-        names = (lower.index("preferredname_a"), lower.index("preferredname_b")) if "preferredname_a" in lower else None
+        both = "preferredname_a" in lower and "preferredname_b" in lower
+        names = (lower.index("preferredname_a"), lower.index("preferredname_b")) if both else None
         return "STRING API network", (0, 1), names, 1.0, channels(_API_COLUMNS)
     if lower[:2] == ["node1", "node2"]:
         for a, b in (("node1_string_id", "node2_string_id"), ("node1_external_id", "node2_external_id")):
