@@ -364,13 +364,15 @@ def _in_mcl_order(args, argv):
     ``-resource`` still counts: mcl's -resource sets P only where no -P was given.)"""
     scheme, resource = _last(argv, ("-scheme",)), _last(argv, ("-resource",))
     where = {name: _last(argv, flags) for name, flags in _PRUNING_FLAGS.items()}
-    for name, position in where.items():
-        if 0 <= position < scheme or (name in ("select", "recover") and 0 <= position < resource):
-            setattr(args, name, None)
+    dropped = [name for name, position in where.items()
+               if 0 <= position < scheme or (name in ("select", "recover") and 0 <= position < resource)]
     if 0 <= where["pruning_number"] < where["pruning_threshold"]:
-        args.pruning_number = None
+        dropped.append("pruning_number")
     elif 0 <= where["pruning_threshold"] < where["pruning_number"]:
-        args.pruning_threshold = None
+        dropped.append("pruning_threshold")
+    for name in dropped:
+        MclParams.build(**{name: getattr(args, name)})  # a value out of range is an error all the same
+        setattr(args, name, None)
 
 
 def _params_and_engine(args):

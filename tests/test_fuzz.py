@@ -153,3 +153,12 @@ def test_flag_order_matches_mcl_live(tmp_path, capsys, flags):
                    capture_output=True)
     assert main([str(graph), "--abc", *flags, "-o", str(tmp_path / "netmcl.out")]) == 0
     assert (tmp_path / "netmcl.out").read_bytes() == (tmp_path / "mcl.out").read_bytes()
+
+
+@pytest.mark.parametrize("argv", [["-R", "-2", "-resource", "1"], ["-pct", "100", "-scheme", "7"],
+                                  ["-P", "-3", "-scheme", "4"]], ids=" ".join)
+def test_a_flag_a_later_one_overrides_is_still_checked(tmp_path, capsys, argv):
+    """mcl refuses a value out of range wherever the flag stands."""
+    status = main([str(COLLINS), "--abc", *argv, "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1 and argv[0] in err

@@ -96,10 +96,13 @@ def test_a_link_to_standard_output_writes_to_it(tmp_path, redirect):
     if redirect == "pipe":
         done = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=120)
         out = done.stdout
-    else:
+    else:  # as `{ netmcl ... -o /dev/stdout; echo after; } > captured`: one open file throughout
         with open(tmp_path / "captured", "wb") as fh:
             done = subprocess.run(argv, cwd=ROOT, stdout=fh, stderr=subprocess.PIPE, timeout=120)
+            fh.write(b"after\n")
         out = (tmp_path / "captured").read_bytes()
+        assert out.endswith(b"after\n")
+        out = out.removesuffix(b"after\n")
     assert done.returncode == 0, done.stderr
     assert out == EXPECTED
     assert link.is_symlink()

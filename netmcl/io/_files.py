@@ -217,12 +217,31 @@ def _keep_owner_and_mode(tmp, st):
     os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which may clear set-id bits
 
 
+def _descriptor(path):
+    """The descriptor `path` names, when it or a link on the way to it is one of a
+    process's descriptors (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``): N for
+    one of this process's, -1 for another process's; else None."""
+    path = os.path.abspath(path)
+    for _ in range(40):  # links followed at most (as the system's own limit)
+        folder = os.path.realpath(os.path.dirname(path))
+        match = re.fullmatch(r"/proc/([0-9]+)/fd", folder)
+        if match is not None:
+            name = os.path.basename(path)
+            mine = int(match.group(1)) == os.getpid() and name.isdigit()
+            return int(name) if mine else -1
+        path = os.path.join(folder, os.path.basename(path))
+        if not os.path.islink(path):
+            return None
+        path = os.path.join(folder, os.readlink(path))
+    return None
+
+
 def _output_kind(path):
     """How `path` is written, the path written and its stat (None for a new file): kind
     ``"new"`` (no file yet), ``"replace"`` (a regular file replaced atomically; the path
     is the file a symbolic link points to), ``"copy"`` (a regular file with other hard
-    links, or reached through a link to an open descriptor, written in place once
-    complete) or ``"stream"`` (a device, FIFO or socket, written through)."""
+    links, written in place once complete) or ``"stream"`` (a device, FIFO or socket,
+    or a process's descriptor, written through)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -231,16 +250,9 @@ def _output_kind(path):
         raise IsADirectoryError(
             errno.EISDIR, "it is a directory; give the output a file name (e.g. DIR/clusters.txt)", path
         )
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or _descriptor(path) is not None:
         return "stream", path, st
-    real = os.path.realpath(path)
-    try:
-        same = os.path.samestat(os.stat(real), st)
-    except OSError:
-        same = False
-    if not same:  # /dev/stdout, /proc/self/fd/N: the descriptor's file, not a path to replace
-        return "copy", path, st
-    return ("copy" if st.st_nlink > 1 else "replace"), real, st
+    return ("copy" if st.st_nlink > 1 else "replace"), os.path.realpath(path), st
 
 
 @contextlib.contextmanager
@@ -263,12 +275,12 @@ def atomic_write(target, mode="w"):
       created), the link stays;
     * a regular file with several hard links is written in place once the
       output is complete in the temporary file (as ``cp`` writes into an
-      existing file), so every name of it shows the new output; so is a
-      file reached through a link to an open descriptor (``/dev/stdout``,
-      ``/proc/self/fd/1`` of a redirected output);
+      existing file), so every name of it shows the new output;
     * a character or block device, a FIFO or a socket is written through,
       as the data come (``-o /dev/null`` discards them and leaves the device
-      as it is);
+      as it is), and so is a process's descriptor (``/dev/stdout``,
+      ``/dev/fd/N``, ``/proc/self/fd/N``, whatever it is open on: this
+      process's own is written as ``"-"`` writes to standard output);
     * a directory is refused (:class:`IsADirectoryError`).
 
     Temporary files (``.NAME.PID-N.tmp``) left in the directory by killed
@@ -315,7 +327,15 @@ def atomic_write(target, mode="w"):
         return
     kind, path, st = _output_kind(path)
     if kind == "stream":
-        with _opened(os.open(path, os.O_WRONLY | getattr(os, "O_BINARY", 0)), binary) as fh:
+        fd = _descriptor(path)
+        if fd is not None and fd >= 0:  # this process's own: written as "-" writes to stdout
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(AttributeError, OSError, ValueError):
+                    stream.flush()
+            fd = os.dup(fd)
+        else:
+            fd = os.open(path, os.O_WRONLY | (os.O_TRUNC if st is not None and stat.S_ISREG(st.st_mode) else 0))
+        with _opened(fd, binary) as fh:
             yield fh
         return
     fd, tmp = _new_file_beside(path)
