@@ -71,6 +71,8 @@ FORMATS = ("abc", "native", "string", "clusters", "flags")
 MCL = shutil.which("mcl")
 #: seconds mcl may take on one case (tiny graphs: a run takes milliseconds)
 MCL_TIMEOUT = 20
+#: seconds a worker may take to start (a first run on a machine builds the kernels: minutes)
+STARTUP_SECONDS = 600
 
 # ---------------------------------------------------------------- making inputs
 
@@ -365,6 +367,11 @@ def run_case(case, workdir, use_mcl=True):
 def _worker(args):
     """Run cases first .. first + cases - 1, one JSON line each on standard output."""
     formats = tuple(args.formats.split(","))
+    import netmcl.cli  # noqa: F401  (imported, as the kernels are loaded, before the first case)
+    from netmcl._compiled import kernels
+
+    kernels()  # loaded (built on a new machine) before the first case's clock starts
+    print(json.dumps({"ready": True}), flush=True)
     with tempfile.TemporaryDirectory(prefix="netmcl-fuzz-") as workdir:
         for index in range(args.first, args.first + args.cases):
             case = make_case(args.seed, index, formats)
@@ -385,9 +392,9 @@ def _drive(args):
         cmd = [sys.executable, __file__, "--worker", "--seed", str(args.seed), "--first", str(index),
                "--cases", str(end - index), "--formats", args.formats] + (["--no-mcl"] if args.no_mcl else [])
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-        pending = b""
+        pending, started_up = b"", False
         while index < end:
-            ready, _, _ = select.select([child.stdout], [], [], args.timeout)
+            ready, _, _ = select.select([child.stdout], [], [], args.timeout if started_up else STARTUP_SECONDS)
             if not ready:  # the case `index` hangs
                 child.kill()
                 child.wait()
@@ -407,6 +414,9 @@ def _drive(args):
             *lines, pending = pending.split(b"\n")
             for line in lines:
                 record = json.loads(line)
+                if "ready" in record:
+                    started_up = True
+                    continue
                 records.append(record)
                 index = record["case"] + 1
             if args.progress and lines:
@@ -472,11 +482,12 @@ def main(argv=None):
         _worker(args)
         return 0
     if args.show:
-        for index in range(args.first, args.first + args.cases):
-            case = make_case(args.seed, index, tuple(args.formats.split(",")))
-            print(f"case {index} ({case.format}): netmcl {' '.join(case.argv)}")
-            for name, data in {**case.files, **(case.mcl_files or {})}.items():
-                print(f"--- {name}\n{data!r}")
+        with contextlib.suppress(BrokenPipeError):  # | head
+            for index in range(args.first, args.first + args.cases):
+                case = make_case(args.seed, index, tuple(args.formats.split(",")))
+                print(f"case {index} ({case.format}): netmcl {' '.join(case.argv)}")
+                for name, data in {**case.files, **(case.mcl_files or {})}.items():
+                    print(f"--- {name}\n{data!r}")
         return 0
     started = time.monotonic()
     records = _drive(args)
