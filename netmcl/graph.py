@@ -119,6 +119,12 @@ class SparseGraph:
         -------
         SparseGraph
 
+        Raises
+        ------
+        ParameterError
+            For a weight that is negative, not finite or above float32's
+            largest value (which would become infinity), naming the arc.
+
         Examples
         --------
         >>> g = SparseGraph.from_edges([0, 1, 1], [1, 0, 2], [0.5, 0.8, 0.0])
@@ -143,6 +149,7 @@ class SparseGraph:
             n = len(labels) if labels is not None else (int(max(src.max(), dst.max())) + 1 if src.size else 0)
         if src.size and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
             raise ParameterError(f"Node ids must lie in 0..{n - 1}.")
+        _check_weights(src, dst, w, labels)
         arcs = [dst, src, w]
         del src, dst, w
         return cls._from_arcs(arcs, n, symmetrize, labels)
@@ -199,6 +206,30 @@ class SparseGraph:
 
     def __repr__(self):
         return f"<SparseGraph with {self.n} nodes and {self.nnz} arcs>"
+
+
+#: the largest float32: weights are stored as float32, and a larger one would become infinity
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_weights(src, dst, w, labels):
+    """Raise a ParameterError naming the first arc whose weight is negative, NaN,
+    infinite or above float32's range."""
+    if not w.size:
+        return
+    with np.errstate(invalid="ignore"):
+        fine = np.isfinite(w).all() and w.min() >= 0 and w.max() <= FLT_MAX
+    if fine:
+        return
+    with np.errstate(invalid="ignore"):
+        k = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0) & (w <= FLT_MAX)))[0])
+    u, v = int(src[k]), int(dst[k])
+    if labels is not None and not isinstance(labels, LabelLines):
+        u, v = labels[u], labels[v]
+    raise ParameterError(
+        f"Edge weights must be finite, non-negative and at most {FLT_MAX:.4g}, the largest float32 "
+        f"(mcl stores weights as float32). Got the edge ({u!r}, {v!r}, {float(w[k])!r}) (arc {k}) instead."
+    )
 
 
 def _ids(nodes):

@@ -94,6 +94,8 @@ PARAMETERS = (
               "memory budget, e.g. 8G or 500M; the clusters do not depend on it", engine=True),
 )
 
+#: the largest inflation mcl takes: it ignores a larger -I (with a warning) and clusters at 2.0
+MAX_INFLATION = 30.0
 #: name -> :class:`Parameter`
 BY_NAME = {p.name: p for p in PARAMETERS}
 #: parameter name -> the mcl flag it stands for (used in messages and docs).
@@ -286,6 +288,9 @@ class MclParams:
         inflation = _number("inflation", inflation)
         if inflation <= 1.0:
             _fail("inflation", "a float > 1 (values near 1.2 give coarse, 5 fine clusterings)", inflation)
+        if inflation > MAX_INFLATION:
+            _fail("inflation", f"at most {MAX_INFLATION:g}, as in mcl (which ignores a larger -I, with a warning, "
+                  "and clusters with -I 2)", inflation)
         if scheme is None:
             P, S, R, pct = SCHEMES[6]
         else:
@@ -297,7 +302,8 @@ class MclParams:
             if resource < 0:
                 _fail("resource", "a non-negative integer", resource)
             S = R = resource
-            P = 10 * resource
+            if scheme is None:  # as mcl: -resource sets P only where neither -P nor -scheme did
+                P = 10 * resource
         if pruning_threshold is not None:
             p = _number("pruning_threshold", pruning_threshold)
             if not 0 < p < 1:

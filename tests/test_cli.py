@@ -259,7 +259,7 @@ def test_stdin_and_stdout(monkeypatch, capsys):
     status, out, err = run(["-", "--abc", "-o", "-"], capsys)
     assert status == 0
     assert out == (IO / "edge.abc.I20").read_text()
-    assert "[netmcl] output is in -" in err
+    assert "[netmcl] output is on standard output" in err and "output is in" not in err
 
 
 def test_skip_header_flag(tmp_path, capsys):

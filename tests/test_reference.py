@@ -124,7 +124,7 @@ CASES = (
     + [pytest.param(("network", args), id=f"collins-subnetwork-{'_'.join(args) or 'defaults'}")
        for args in ([], ["-I", "1.4"], ["-I", "3", "-P", "15", "-S", "4", "-R", "6", "-pct", "85"],
                     ["-I", "2", "-P", "6", "-S", "0", "-R", "0"])]
-    + [pytest.param(("complete", 40, ["-I", "40", "-R", "0"]), id="complete40-inflation-empties-columns")]
+    + [pytest.param(("complete", 40, ["-I", "30", "-R", "0"]), id="complete40-inflation-empties-columns")]
     + [pytest.param(("component", 12, args), id=f"component-n_rule-{'_'.join(args) or 'defaults'}")
        for args in ([], ["-I", "1.4", "-P", "10", "-S", "3", "-R", "4"])]
 )
@@ -283,7 +283,7 @@ def test_every_branch_is_reached(side_by_side):
 def test_split_inflation_equals_one_iteration(tmp_path):
     """``iterate(None)`` then ``inflate(I)`` is ``iterate(I)``, emptied columns included."""
     emptied = 0
-    for spec in [("complete", 40, ["-I", "40", "-R", "0"]), ("io", "random40.abc", ["-I", "1.4", "-S", "3"])]:
+    for spec in [("complete", 40, ["-I", "30", "-R", "0"]), ("io", "random40.abc", ["-I", "1.4", "-S", "3"])]:
         trace = run_side_by_side(*_case(spec, tmp_path), split_inflation=True)
         emptied += sum(s.emptied for s in trace)
     assert emptied > 0

@@ -15,6 +15,9 @@ from ..graph import SparseGraph
 
 __all__ = ["as_clusters", "node_labels", "to_networkx", "to_sparse_graph", "write_back", "wrap_result", "from_edge_list"]
 
+#: the largest float32: mcl stores weights as float32, and a larger weight would become infinity
+FLT_MAX = float(np.finfo(np.float32).max)
+
 
 def _module_of(G):
     return type(G).__module__.split(".")[0]
@@ -98,13 +101,13 @@ def _checked_matrix(m):
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise ParameterError(f"A weight matrix must be square. Got shape {m.shape} instead.")
     data = np.asarray(m.data, dtype=np.float64)
-    bad = ~np.isfinite(data) | (data < 0)
+    bad = ~np.isfinite(data) | (data < 0) | (data > FLT_MAX)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         coo = m.tocoo()
         raise ParameterError(
-            "MCL needs finite, non-negative weights. "
-            f"Got {data[k]!r} at entry ({coo.row[k]}, {coo.col[k]}) instead."
+            f"MCL needs finite, non-negative weights up to {FLT_MAX:.4g} (the largest float32). "
+            f"Got {float(data[k])!r} at entry ({int(coo.row[k])}, {int(coo.col[k])}) instead."
         )
     m.eliminate_zeros()
     return m
@@ -118,6 +121,11 @@ def check_weight(value, where):
         raise ParameterError(f"MCL needs numeric weights. Got {value!r} on {where} instead.") from None
     if not math.isfinite(w) or w < 0:
         raise ParameterError(f"MCL needs finite, non-negative weights. Got {value!r} on {where} instead.")
+    if w > FLT_MAX:
+        raise ParameterError(
+            f"Edge weights must not exceed {FLT_MAX:.4g}, the largest float32 (mcl stores weights as float32; "
+            f"a larger one would become infinity). Got {value!r} on {where} instead; rescale the weights."
+        )
     return w
 
 

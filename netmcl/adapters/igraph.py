@@ -45,7 +45,13 @@ def _weights(g, weights):
         where = "the weights sequence"
     out = np.empty(m, dtype=np.float64)
     for k, w in enumerate(values):
-        out[k] = check_weight(w, f"edge {k} ({where})")
+        try:
+            out[k] = check_weight(w, f"edge {k} ({where})")
+        except ParameterError:  # again, naming the edge's ends
+            u, v = g.es[k].tuple
+            names = _labels(g)
+            check_weight(w, f"edge {k} ({names[u]!r}, {names[v]!r}) ({where})")
+            raise
     return out
 
 

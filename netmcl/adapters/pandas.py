@@ -8,7 +8,7 @@ import numpy as np
 
 from ..exceptions import ParameterError
 from ..graph import SparseGraph
-from . import check_weight
+from . import FLT_MAX, check_weight
 
 __all__ = ["from_dataframe", "from_pandas_edgelist"]
 
@@ -74,10 +74,11 @@ def from_pandas_edgelist(df, *, source="source", target="target", weight="weight
     else:
         column = _column(df, weight, "weights")
         weights = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(weights) | (weights < 0)
+        bad = ~np.isfinite(weights) | (weights < 0) | (weights > FLT_MAX)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            check_weight(column.iloc[k : k + 1].tolist()[0], f"row {k} of column {weight!r}")
+            edge = f"row {k} of column {weight!r} (the edge {ends[2 * k]!r}-{ends[2 * k + 1]!r})"
+            check_weight(column.iloc[k : k + 1].tolist()[0], edge)
     src, dst = codes[0::2].astype(np.int64), codes[1::2].astype(np.int64)
     return SparseGraph.from_edges(src, dst, weights, labels=list(labels), n=len(labels), symmetrize=symmetrize)
 

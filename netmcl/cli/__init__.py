@@ -162,6 +162,40 @@ def _parser():
     return p
 
 
+#: the pruning flags, by parameter; mcl applies its flags in the order given, so that a
+#: later -scheme resets all of them and a later -resource -S and -R (-P: see _in_mcl_order)
+_PRUNING_FLAGS = {
+    "pruning_number": ("-P",),
+    "pruning_threshold": ("-p",),
+    "select": ("-S",),
+    "recover": ("-R",),
+    "recover_pct": ("-pct",),
+    "resource": ("-resource",),
+}
+def _last(argv, flags):
+    """The position of the last of `flags` in `argv` (-1: none)."""
+    found = [k for k, token in enumerate(argv) if token in flags or token.split("=")[0] in flags]
+    return found[-1] if found else -1
+
+
+def _in_mcl_order(args, argv):
+    """Drop the pruning flags a later flag overrides in mcl, which applies them in order:
+    ``-S 5 -scheme 1`` is scheme 1, ``-scheme 1 -S 5`` scheme 1 with S 5; ``-S 5
+    -resource 3`` has S 3; of ``-P`` and ``-p`` the later one counts.  (A ``-P`` before
+    ``-resource`` still counts: mcl's -resource sets P only where no -P was given.)"""
+    scheme, resource = _last(argv, ("-scheme",)), _last(argv, ("-resource",))
+    where = {name: _last(argv, flags) for name, flags in _PRUNING_FLAGS.items()}
+    dropped = [name for name, position in where.items()
+               if 0 <= position < scheme or (name in ("select", "recover") and 0 <= position < resource)]
+    if 0 <= where["pruning_number"] < where["pruning_threshold"]:
+        dropped.append("pruning_number")
+    elif 0 <= where["pruning_threshold"] < where["pruning_number"]:
+        dropped.append("pruning_threshold")
+    for name in dropped:
+        MclParams.build(**{name: getattr(args, name)})  # a value out of range is an error all the same
+        setattr(args, name, None)
+
+
 def _params_and_engine(args):
     """mcl's parameters and the engine, checked before a large file is read."""
     from ..engines import get_engine
@@ -271,7 +305,8 @@ def _run(args):
         raise OSError(f"cannot write the output file {out}: {exc.strerror or exc}") from None
     if args.quiet is None and args.silent is None:
         print(f"[{_PROG}] {len(clustering)} clusters found", file=sys.stderr)
-        print(f"[{_PROG}] output is in {out}", file=sys.stderr)
+        where = "on standard output" if out == "-" else f"in {out}"
+        print(f"[{_PROG}] output is {where}", file=sys.stderr)
     return _after(args, graph, clustering)
 
 
@@ -326,6 +361,7 @@ def main(argv=None):
 
             close = difflib.get_close_matches(flags[0].split("=")[0], known, n=1)
             raise _UsageError(f"unknown option {flags[0]}" + (f" (did you mean {close[0]}?)" if close else ""))
+        _in_mcl_order(args, argv)
         logger, handler, previous = _log_handler(args)
         try:
             return _run(args)

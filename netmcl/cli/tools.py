@@ -14,7 +14,7 @@ import io
 import sys
 import warnings
 
-from ..exceptions import NetmclError, ParameterError
+from ..exceptions import InputFileError, NetmclError, ParameterError
 
 __all__ = ["dist_main", "info_main", "sweep_main", "string_main"]
 
@@ -234,6 +234,8 @@ def _info(argv):
     for path in args.files:
         try:
             q = quality(graph, read_clusters(path))
+        except InputFileError:  # names the file already
+            raise
         except NetmclError as exc:
             hint = ""
             if isinstance(exc, ParameterError) and args.use_tab is None and graph.n and isinstance(graph.labels[0], int):

@@ -11,6 +11,7 @@ from ..engines.cpu._compiled import kernels
 from ._merge import merge_arcs
 from . import _codes
 from ._files import display_name, read_input_blocks
+from ._sniff import refuse_nul, text_start
 
 __all__ = ["read_abc"]
 
@@ -100,7 +101,11 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     * ``nan``, ``inf`` and weights above float32's maximum become 1.0 in mcl;
     * negative weights are used by mcl and make the MCL process meaningless;
     * hexadecimal weights (``0x1p3``), which C's ``strtod`` accepts, are
-      refused.
+      refused;
+    * a NUL byte, at which mcl cuts a label, is refused (the file is binary
+      or corrupt), and so are UTF-16 and UTF-32 files;
+    * a UTF-8 byte-order mark at the start, which mcl makes part of the first
+      label (a node of its own), is dropped, with a warning.
 
     Everything else, including labels that end in a carriage return when a
     TAB-separated file with Windows line ends has no weights, is read as
@@ -130,9 +135,12 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     """
     name = display_name(path)
     scan = _Scan(name, skip_header)
-    pending = b""
+    pending, first = b"", True
     for block in read_input_blocks(path):
+        if first:  # a byte-order mark dropped, UTF-16 or binary refused
+            block, first = block[text_start(block, name, "label file") :], False
         block = pending + block if pending else block
+        refuse_nul(block, name, int(scan.state[_codes.S_LINE]))
         whole = block.rfind(b"\n") + 1  # the block's whole lines; the rest waits for the next block
         if whole:
             scan(block, whole)

@@ -2,6 +2,7 @@
 
 from ..exceptions import ParameterError
 from ._files import atomic_write, display_name, read_input_bytes
+from ._sniff import checked_text
 from .native import clusters_from_native, looks_native, write_native_clustering
 
 __all__ = ["write_clusters", "read_clusters"]
@@ -69,7 +70,7 @@ def read_clusters(path):
     >>> read_clusters(io.BytesIO(b"cat\\that\\tbat\\nbit\\tfit\\thit\\n"))
     [['cat', 'hat', 'bat'], ['bit', 'fit', 'hit']]
     """
-    data = read_input_bytes(path)
+    data = checked_text(read_input_bytes(path), display_name(path), "cluster file")
     if looks_native(data):
         return clusters_from_native(data, display_name(path))
     text = data.decode("utf-8", "surrogateescape")

@@ -22,6 +22,7 @@ from ..engines.cpu._compiled import kernels
 from ..sparse import CscMatrix, distinct
 from . import _codes
 from ._files import atomic_write, display_name, read_input_bytes
+from ._sniff import checked_text
 
 __all__ = [
     "read_mci",
@@ -98,6 +99,7 @@ def _parse_native(data, name):
             "This is mcl's binary matrix format, which netmcl does not read; convert it with "
             "'mcxconvert FILE FILE.mci' first.",
         )
+    data = checked_text(data, name, "native matrix")
     start = data.find(b"(mclheader")
     if start < 0:
         raise InputFileError(
@@ -256,7 +258,7 @@ def read_tab(path):
     {0: 'cat', 1: 'the hat'}
     """
     name = display_name(path)
-    text = read_input_bytes(path).decode("utf-8", "surrogateescape")
+    text = checked_text(read_input_bytes(path), name, "label table").decode("utf-8", "surrogateescape")
     tab = {}
     for number, line in enumerate(text.split("\n"), 1):
         if not line or line.startswith("#"):

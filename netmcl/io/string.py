@@ -32,6 +32,7 @@ import sys
 
 from ..exceptions import InputFileError, ParameterError
 from ._files import display_name
+from ._sniff import refuse_nul, text_start
 
 __all__ = ["read_string", "CHANNELS"]
 
@@ -128,12 +129,16 @@ class _Lines:
     def __iter__(self):
         rest = ""
         decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        first = True
         try:
             while True:
                 block = self._stream.read(1 << 22)
                 if not block:
                     break
                 self.sha256.update(block)
+                if first:  # a byte-order mark dropped, UTF-16 or binary refused
+                    block, first = block[text_start(block, self.name, "STRING network file") :], False
+                refuse_nul(block, self.name, self.line)
                 lines = (rest + decoder.decode(block)).split("\n")
                 rest = lines.pop()
                 for text in lines:
@@ -162,7 +167,7 @@ def _splitter(header):
         return str.split
     if '"' not in header:
         return lambda line: line.split(delimiter)
-    return lambda line: next(csv.reader([line], delimiter=delimiter))
+    return lambda line: next(csv.reader([line], delimiter=delimiter, strict=False))
 
 
 def _header_cells(cells):
@@ -179,7 +184,7 @@ class _Table:
             if text.strip():
                 self.split = _splitter(text)
                 self.raw_header = text
-                self.header = _header_cells(self.split(text))
+                self.header = _header_cells(self._cells(text))
                 break
         else:
             raise InputFileError(lines.name, "The file is empty.")
@@ -187,12 +192,18 @@ class _Table:
         self.skip = 1 if self.header and self.header[0] == "" else 0
         self.header = self.header[self.skip :]
 
+    def _cells(self, text):
+        try:
+            return self.split(text)
+        except csv.Error as exc:  # a carriage return inside an unquoted field, ...
+            raise self.lines.error(f"This line cannot be split into fields ({exc}).", value=text[:120]) from None
+
     def rows(self):
         width = len(self.header)
         for text in self._iter:
             if not text.strip():
                 continue
-            cells = self.split(text)
+            cells = self._cells(text)
             if len(cells) == width + 1 and not self.skip:  # write.table: row names, no header cell
                 cells = cells[1:]
             elif self.skip:
@@ -217,7 +228,8 @@ def _detect(header, name):
     if lower[:2] == ["from", "to"]:
         return "STRINGdb", (0, 1), None, 1000.0, channels()
     if lower[:2] == ["stringid_a", "stringid_b"]:
-        names = (lower.index("preferredname_a"), lower.index("preferredname_b")) if "preferredname_a" in lower else None
+        both = "preferredname_a" in lower and "preferredname_b" in lower
+        names = (lower.index("preferredname_a"), lower.index("preferredname_b")) if both else None
         return "STRING API network", (0, 1), names, 1.0, channels(_API_COLUMNS)
     if lower[:2] == ["node1", "node2"]:
         for a, b in (("node1_string_id", "node2_string_id"), ("node1_external_id", "node2_external_id")):
