@@ -190,14 +190,13 @@ def strong_ids(net, engine="cpu"):
     gpu = _engine(engine)
     if gpu is not None:
         return gpu.strong(net)
-    from scipy.sparse.csgraph import connected_components as scc
-
     from . import _cpu
 
     if net.n == 0:
         return np.zeros(0, dtype=np.int32)
-    _, labels = scc(net.csr(), directed=True, connection="strong")
-    return _cpu.canonical(labels.astype(np.int32))
+    labels = np.empty(net.n, dtype=np.int32)
+    _cpu.tarjan(net.indptr, net.indices, labels)
+    return _cpu.canonical(labels)
 
 
 def connected_components(G, *, engine="cpu"):

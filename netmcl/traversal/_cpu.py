@@ -12,7 +12,7 @@ from numba import njit, prange
 
 __all__ = [
     "transpose", "bfs_one", "bfs_many", "bfs_predecessors", "tight_predecessors",
-    "weak_roots", "canonical", "canonical_from_roots",
+    "weak_roots", "canonical", "canonical_from_roots", "bfs_order", "tarjan",
 ]
 
 #: sources traversed together as the bits of one word by :func:`bfs_many`
@@ -231,3 +231,93 @@ def canonical(labels):
             c += 1
         out[v] = new[x]
     return out
+
+
+@njit(cache=True)
+def bfs_order(indptr, indices, sources, depth_limit, order, parent, level):
+    """Breadth-first search from `sources` (first-in first-out, neighbours in row order) down to
+    `depth_limit` levels: fills the visit order, each node's discoverer and level; returns the
+    number of nodes visited."""
+    tail = 0
+    for s in sources:
+        if level[s] < 0:
+            level[s] = 0
+            order[tail] = s
+            tail += 1
+    head = 0
+    while head < tail:
+        u = order[head]
+        head += 1
+        d = level[u] + 1
+        if d > depth_limit:
+            continue
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if level[v] < 0:
+                level[v] = d
+                parent[v] = u
+                order[tail] = v
+                tail += 1
+    return tail
+
+
+@njit(cache=True)
+def tarjan(indptr, indices, comp):
+    """Strongly connected components by Tarjan's depth-first search, iterative, starting
+    from the nodes in id order and following arcs in row order; `comp` gets each node's
+    component numbered in the order the components complete (NetworkX's order).
+    Returns the number of components."""
+    n = indptr.size - 1
+    index = np.full(n, -1, dtype=np.int64)
+    low = np.empty(n, dtype=np.int64)
+    on_stack = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    frames = np.empty(n, dtype=np.int64)
+    edges = np.empty(n, dtype=np.int64)
+    counter = 0
+    c = 0
+    sp = 0
+    for s in range(n):
+        if index[s] >= 0:
+            continue
+        top = 0
+        frames[0] = s
+        edges[0] = indptr[s]
+        index[s] = low[s] = counter
+        counter += 1
+        stack[sp] = s
+        sp += 1
+        on_stack[s] = True
+        while top >= 0:
+            u = frames[top]
+            e = edges[top]
+            if e < indptr[u + 1]:
+                edges[top] = e + 1
+                v = indices[e]
+                if index[v] < 0:
+                    index[v] = low[v] = counter
+                    counter += 1
+                    stack[sp] = v
+                    sp += 1
+                    on_stack[v] = True
+                    top += 1
+                    frames[top] = v
+                    edges[top] = indptr[v]
+                elif on_stack[v] and index[v] < low[u]:
+                    low[u] = index[v]
+            else:
+                top -= 1
+                if low[u] == index[u]:
+                    while True:
+                        sp -= 1
+                        w = stack[sp]
+                        on_stack[w] = False
+                        comp[w] = c
+                        if w == u:
+                            break
+                    c += 1
+                if top >= 0:
+                    p = frames[top]
+                    if low[u] < low[p]:
+                        low[p] = low[u]
+    return c

@@ -24,7 +24,7 @@ class Net:
     ----------
     indptr : int64 array, shape (n + 1,)
     indices : int32 array
-        Heads, sorted within each row, no repeats.
+        Heads, no repeats within a row (in any order).
     weights : float64 array or None
         Arc weights (None: every arc weighs 1).
     labels : list
@@ -65,7 +65,7 @@ class Net:
         return self._symmetric
 
     def reverse(self):
-        """The in-arcs in CSR form: ``(indptr, indices, weights)``, tails sorted within each row."""
+        """The in-arcs in CSR form: ``(indptr, indices, weights)``."""
         if self._reverse is None:
             if self._symmetric:
                 self._reverse = (self.indptr, self.indices, self.weights)
@@ -121,32 +121,40 @@ def negative_weight_error(u, v, w, attribute=None):
 
 
 def _from_networkx(G, weight, directed):
+    """Rows in NetworkX's adjacency order (so that searches meet neighbours in NetworkX's order)."""
     nodes = list(G)
     ids = {v: i for i, v in enumerate(nodes)}
     n = len(nodes)
-    if weight is None:
-        pairs = np.fromiter((x for u, v in G.edges() for x in (ids[u], ids[v])), dtype=np.int64,
-                            count=2 * G.number_of_edges())
+    if directed or not G.is_directed():
+        adj = G._adj  # successors of a DiGraph, neighbours of a Graph
+        counts = np.fromiter((len(nbrs) for nbrs in adj.values()), dtype=np.int64, count=n)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        m = int(indptr[-1])
+        indices = np.fromiter((ids[v] for nbrs in adj.values() for v in nbrs), dtype=np.int32, count=m)
         w = None
-    else:
-        m = G.number_of_edges()
-        pairs = np.empty(2 * m, dtype=np.int64)
-        w = np.empty(m, dtype=np.float64)
-        for k, (u, v, x) in enumerate(G.edges(data=weight, default=1)):
-            pairs[2 * k], pairs[2 * k + 1] = ids[u], ids[v]
-            try:
-                x = float(x)
-            except (TypeError, ValueError):
-                raise ParameterError(f"Edge ({u!r}, {v!r}) has a weight that is not a number: {x!r}.") from None
-            if not (math.isfinite(x) and x >= 0):
-                raise negative_weight_error(u, v, x, weight)
-            w[k] = x
-    src, dst = pairs[0::2], pairs[1::2]
-    if not directed:
-        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
-        w = None if w is None else np.concatenate([w, w])
-    indptr, indices, w = _csr_min(src, dst, w, n)
-    return Net(indptr, indices, w, nodes, symmetric=not directed, directed=directed)
+        if weight is not None:
+            w = np.empty(m, dtype=np.float64)
+            k = 0
+            for u, nbrs in adj.items():
+                for v, data in nbrs.items():
+                    x = data.get(weight, 1)
+                    try:
+                        x = float(x)
+                    except (TypeError, ValueError):
+                        raise ParameterError(f"Edge ({u!r}, {v!r}) has a weight that is not a number: {x!r}.") from None
+                    if not (math.isfinite(x) and x >= 0):
+                        raise negative_weight_error(u, v, x, weight)
+                    w[k] = x
+                    k += 1
+        return Net(indptr, indices, w, nodes, symmetric=None if directed else True, directed=directed)
+    # a DiGraph read as undirected: arcs both ways, repeats merged by minimum weight
+    net = _from_networkx(G, weight, True)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(net.indptr))
+    dst = net.indices.astype(np.int64)
+    w = None if net.weights is None else np.concatenate([net.weights, net.weights])
+    indptr, indices, w = _csr_min(np.concatenate([src, dst]), np.concatenate([dst, src]), w, n)
+    return Net(indptr, indices, w, nodes, symmetric=True, directed=False)
 
 
 def _from_scipy(M, weight):
