@@ -16,12 +16,16 @@ every iterand by columns split among those threads (``cpu.SPLIT_ENTRIES`` is
 0): the test graphs are small, and the threaded paths are what they check.
 """
 
+import os
 import shutil
 
-import pytest
+if not os.path.exists("/dev/nvidiactl"):  # no GPU: numba-cuda kernels run in its simulator
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
-from netmcl._compiled import KERNELS, kernels
-from netmcl.engines import available_engines
+import pytest  # noqa: E402
+
+from netmcl._compiled import KERNELS, kernels  # noqa: E402
+from netmcl.engines import available_engines  # noqa: E402
 
 MCL_MISSING = "mcl not on PATH: live differential tests skipped (golden files still checked)"
 

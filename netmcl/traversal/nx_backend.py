@@ -9,12 +9,17 @@ one (``bfs_edges``, ``bfs_layers``).  :func:`can_run` declines what it does
 not do the NetworkX way (multigraphs, weight functions, negative weights,
 ``sort_neighbors``, ``reverse``, ...), and NetworkX then runs its own code.
 
+With netmcl installed, ``nx.connected_components(G, backend="netmcl")`` runs
+:func:`connected_components` here.
+
 Examples
 --------
 >>> import networkx as nx
 >>> G = nx.Graph([(1, 2), (3, 4), (4, 5)])
->>> sorted(map(sorted, nx.connected_components(G, backend="netmcl")))  # doctest: +SKIP
-[[1, 2], [3, 4, 5]]
+>>> list(connected_components(G)), can_run("connected_components", (G,), {})
+([{1, 2}, {3, 4, 5}], True)
+>>> can_run("connected_components", (nx.MultiGraph(G),), {})
+'multigraphs are left to NetworkX'
 """
 
 import collections
