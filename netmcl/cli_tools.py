@@ -425,3 +425,7 @@ def string_main(argv):
     0
     """
     return _command("string", _string, argv)
+
+
+# netmcl bfs, paths, components: the traversal commands live with the traversals
+from .traversal.cli import bfs_main, components_main, paths_main  # noqa: E402,F401
