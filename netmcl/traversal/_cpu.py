@@ -72,20 +72,19 @@ def bfs_one(indptr, indices, source, level, queue):
                 tail += 1
 
 
-@njit(cache=True, parallel=True)
-def _bfs_word(rptr, ridx, sources, out, row0):
+@njit(cache=True)
+def _bfs_word(rptr, ridx, sources, out, row0, seen, front, nxt):
     """Hop distances from up to 64 sources at once, their rows of `out` starting at `row0`.
 
     Each node holds a word whose bit b says "reached from source b"; a level
-    pulls the frontier words of a node's in-neighbours (no atomics, one node
-    per iteration of the parallel loop).
+    pulls the frontier words of a node's in-neighbours, and skips the nodes
+    every source has reached.
     """
     n = rptr.size - 1
     k = sources.size
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if k == 64 else (np.uint64(1) << np.uint64(k)) - np.uint64(1)
-    seen = np.zeros(n, dtype=np.uint64)
-    front = np.zeros(n, dtype=np.uint64)
-    nxt = np.zeros(n, dtype=np.uint64)
+    seen[:] = 0
+    front[:] = 0
     for b in range(k):
         s = sources[b]
         bit = np.uint64(1) << np.uint64(b)
@@ -97,7 +96,7 @@ def _bfs_word(rptr, ridx, sources, out, row0):
     while active > 0:
         depth += 1
         active = 0
-        for v in prange(n):
+        for v in range(n):
             sv = seen[v]
             if sv == full:
                 nxt[v] = np.uint64(0)
@@ -116,21 +115,39 @@ def _bfs_word(rptr, ridx, sources, out, row0):
         front, nxt = nxt, front
 
 
+@njit(cache=True, parallel=True)
+def _bfs_words(rptr, ridx, sources, out):
+    # one 64-source word per parallel iteration: a level is too little work to split among threads
+    n = rptr.size - 1
+    words = (sources.size + WORD - 1) // WORD
+    for w in prange(words):
+        lo = w * WORD
+        hi = min(lo + WORD, sources.size)
+        seen = np.empty(n, dtype=np.uint64)
+        front = np.empty(n, dtype=np.uint64)
+        nxt = np.empty(n, dtype=np.uint64)
+        _bfs_word(rptr, ridx, sources[lo:hi], out, lo, seen, front, nxt)
+
+
 def bfs_many(rptr, ridx, sources, out):
     """Hop distances from each of `sources` into the rows of `out` (filled with -1 before).
 
     `rptr`, `ridx` are the in-arcs (the reversed graph) in CSR form.
     """
-    for start in range(0, len(sources), WORD):
-        _bfs_word(rptr, ridx, np.ascontiguousarray(sources[start:start + WORD]), out, start)
+    sources = np.ascontiguousarray(sources, dtype=np.int64)
+    if sources.size <= WORD:  # one word: no parallel region to start
+        n = rptr.size - 1
+        _bfs_word(rptr, ridx, sources, out, 0, *(np.empty(n, dtype=np.uint64) for _ in range(3)))
+    else:
+        _bfs_words(rptr, ridx, sources, out)
 
 
 @njit(cache=True, parallel=True)
 def bfs_predecessors(rptr, ridx, hops, pred):
     """For each row of `hops`, the smallest in-neighbour one hop nearer the source (-1: none)."""
     k, n = hops.shape
-    for r in range(k):
-        for v in prange(n):
+    for r in prange(k):
+        for v in range(n):
             h = hops[r, v]
             p = -1
             if h > 0:
