@@ -43,6 +43,7 @@ _LAZY = {
     "from_pandas_edgelist": ("adapters.pandas", "from_pandas_edgelist"),
     "read_string": ("io.string", "read_string"),
     "to_frame": ("io.tables", "to_frame"),
+    "traversal": ("traversal", None),
     "write_gml": ("io.tables", "write_gml"),
     "write_graphml": ("io.tables", "write_graphml"),
     "write_run_report": ("io.tables", "write_run_report"),

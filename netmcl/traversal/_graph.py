@@ -81,13 +81,20 @@ class Net:
             import scipy.sparse as sp
 
             data = self.weights if self.weights is not None else np.ones(self.m, dtype=np.float64)
-            self._csr = sp.csr_array((data, self.indices, self.indptr), shape=(self.n, self.n))
+            # csgraph's routines take int32 index arrays: give them int32 offsets, not a copy per call
+            indptr = self.indptr.astype(np.int32) if self.m < 2**31 else self.indptr
+            self._csr = sp.csr_array((data, self.indices, indptr), shape=(self.n, self.n), copy=False)
         return self._csr
 
     def ids(self, nodes, what="Source"):
         """Node ids of the labels `nodes` (one label or a list); ParameterError naming an unknown one."""
         if self._index is None:
             self._index = {label: i for i, label in enumerate(self.labels)}
+        try:
+            if nodes in self._index:  # one node, even a tuple-labelled one
+                return np.asarray([self._index[nodes]], dtype=np.int64)
+        except TypeError:  # unhashable: a list of nodes
+            pass
         single = not isinstance(nodes, (list, tuple, set, frozenset, np.ndarray, range))
         out = []
         for node in ([nodes] if single else nodes):
