@@ -354,3 +354,24 @@ def test_gpu_engine_without_numba_cuda_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba.cuda", None)
     with pytest.raises(BackendUnavailableError, match=r"netmcl\[cuda12\]"):
         bfs(nx.path_graph(3), 0, engine="gpu")
+
+
+def test_multigraphs_keep_the_lightest_edge_and_digraphs_can_be_read_undirected():
+    M = nx.MultiDiGraph()
+    M.add_edge("a", "b", weight=5)
+    M.add_edge("a", "b", weight=2)
+    M.add_edge("b", "c", weight=1)
+    assert shortest_paths(M, "a")["a"] == {"a": 0.0, "b": 2.0, "c": 3.0}
+    assert shortest_paths(M, "c")["c"] == {"c": 0.0}
+    r = shortest_paths(M, "c", directed=False)
+    assert r["c"] == {"c": 0.0, "b": 1.0, "a": 3.0}
+    assert bfs(nx.DiGraph([("x", "y")]), "y", directed=False)["y"] == {"y": 0, "x": 1}
+
+
+def test_result_tables():
+    pd = pytest.importorskip("pandas")
+    r = bfs(nx.path_graph(["p", "q", "r"]), ["p", "r"])
+    frame = r.to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert frame.loc["r"].tolist() == [2, 1, 0] and list(frame.columns) == ["p", "q", "r"]
+    assert len(r) == 2 and list(r) == ["p", "r"] and "hop counts from 2 sources" in repr(r)
