@@ -321,6 +321,10 @@ def test_gpu_engine_gives_the_cpu_engine_s_answers(directed, small_blocks):
         assert gpu.predecessors(nodes[5]) == cpu.predecessors(nodes[5])
     for f in (connected_components, strongly_connected_components):
         np.testing.assert_array_equal(f(G, engine="gpu").ids, f(G).ids)
+    # one source (a frontier queue) and 70, repeats included (two 64-source words)
+    many = [nodes[(7 * i) % len(nodes)] for i in range(70)]
+    for sources in ([nodes[1]], many):
+        np.testing.assert_array_equal(bfs(G, sources, engine="gpu").matrix, bfs(G, sources).matrix)
 
 
 def test_gpu_strong_components_on_a_graph_needing_every_phase(small_blocks):

@@ -6,7 +6,9 @@ everything outside the kernels is written against it.  numba-cuda and CuPy are
 imported on first use only.
 
 Algorithms: breadth-first search by frontier queues (a thread per frontier
-node claims unvisited heads with a compare-and-swap); shortest paths by a
+node claims unvisited heads with a compare-and-swap) from one or two
+sources, and from more 64 at a time as the bits of a word per node (a thread
+per node pulls its in-neighbours' frontier words); shortest paths by a
 frontier Bellman-Ford (a thread per changed node relaxes its arcs with an
 atomic minimum; the rounds end when no distance drops); connected components
 by minimum-label propagation with pointer jumping (labels converge to each
@@ -93,12 +95,22 @@ def _flood(K, xp, indptr, indices, queue, qsize, level, n):
         queue, nxt = nxt, queue
 
 
+#: up to this many sources, one frontier-queue search each; beyond, 64 at a time as bits of a word
+QUEUE_SOURCES = 2
+
+
 def bfs(net, sources):
     """Hop distances, shape (len(sources), n), int32, -1 where unreachable (a host array)."""
     _, xp, K = _runtime()
     n = net.n
-    indptr, indices = _upload(net, xp, "out", (net.indptr, net.indices))
     out = xp.full((len(sources), n), -1, dtype=np.int32)
+    if len(sources) > QUEUE_SOURCES:
+        rp, ri, _ = net.reverse()
+        rptr, ridx = _upload(net, xp, "in", (rp, ri))
+        for lo in range(0, len(sources), 64):
+            _words(K, xp, rptr, ridx, np.asarray(sources[lo:lo + 64], dtype=np.int64), out, lo, n)
+        return _host(xp, out)
+    indptr, indices = _upload(net, xp, "out", (net.indptr, net.indices))
     queue = xp.empty(max(n, 1), dtype=np.int32)
     for r, s in enumerate(sources):
         level = out[r]
@@ -106,6 +118,27 @@ def bfs(net, sources):
         queue[0] = int(s)
         _flood(K, xp, indptr, indices, queue, 1, level, n)
     return _host(xp, out)
+
+
+def _words(K, xp, rptr, ridx, sources, out, row0, n):
+    """Hop distances from up to 64 `sources` into rows row0.. of `out`, all searches at once."""
+    k = sources.size
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if k == 64 else np.uint64((1 << k) - 1)
+    start = np.zeros(n, dtype=np.uint64)
+    np.bitwise_or.at(start, sources, np.left_shift(np.uint64(1), np.arange(k, dtype=np.uint64)))
+    seen, front = xp.array(start), xp.array(start)  # two arrays (asarray of NumPy would share one)
+    nxt = xp.empty(n, dtype=np.uint64)
+    out[xp.asarray(row0 + np.arange(k)), xp.asarray(sources)] = 0
+    active = xp.zeros(1, dtype=np.int32)
+    depth = 0
+    while True:
+        depth += 1
+        active[:] = 0
+        K["words_pull"][_blocks(n), THREADS](rptr, ridx, np.int32(n), np.int32(k), full, seen, front, nxt, out,
+                                             np.int32(row0), np.int32(depth), active)
+        if int(active[0]) == 0:
+            return
+        front, nxt = nxt, front
 
 
 def sssp(net, sources):

@@ -6,7 +6,7 @@ simulator runs the kernels as Python on NumPy scalars, where an uncast
 literal could promote differently than in compiled code.
 """
 
-from numba import cuda, int32
+from numba import cuda, int32, uint64
 
 
 @cuda.jit
@@ -120,5 +120,28 @@ def propagate(indptr, indices, n, comp, color, changed):
                 changed[0] = int32(1)
 
 
+@cuda.jit
+def words_pull(rptr, ridx, n, k, full, seen, front, nxt, out, row0, depth, active):
+    # up to 64 searches at once: bit b of a node's word = reached from source b; a node pulls
+    # the frontier words of its in-neighbours (no atomics: each thread writes its own node)
+    v = cuda.grid(1)
+    if v < n:
+        sv = seen[v]
+        if sv == full:
+            nxt[v] = uint64(0)
+            return
+        acc = uint64(0)
+        for e in range(rptr[v], rptr[v + int32(1)]):
+            acc |= front[ridx[e]]
+        acc &= ~sv
+        nxt[v] = acc
+        if acc != uint64(0):
+            seen[v] = sv | acc
+            active[0] = int32(1)
+            for b in range(k):
+                if (acc >> uint64(b)) & uint64(1):
+                    out[row0 + b, v] = depth
+
+
 KERNELS = dict(bfs_expand=bfs_expand, relax=relax, compact=compact, hook=hook, jump=jump, trim=trim,
-               reach=reach, propagate=propagate)
+               reach=reach, propagate=propagate, words_pull=words_pull)
