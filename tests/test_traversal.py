@@ -379,3 +379,47 @@ def test_result_tables():
     assert isinstance(frame, pd.DataFrame)
     assert frame.loc["r"].tolist() == [2, 1, 0] and list(frame.columns) == ["p", "q", "r"]
     assert len(r) == 2 and list(r) == ["p", "r"] and "hop counts from 2 sources" in repr(r)
+
+
+_PTX_AUDIT = """
+import sys
+from numba import cuda, int32, int64, float64, uint64
+try:
+    cuda.compile_ptx(lambda a: None, (int32[:],), cc=(9, 0))
+except Exception as exc:  # no NVVM (numba-cuda's cu12/cu13 extra) here
+    print("SKIP", type(exc).__name__, exc)
+    sys.exit(0)
+from netmcl.traversal import _gpu_kernels as K
+i32, i64, f64, u64 = int32[::1], int64[::1], float64[::1], uint64[::1]
+sigs = {
+    "bfs_expand": (i64, i32, i32, int32, i32, int32, i32, i32),
+    "relax": (i64, i32, f64, i32, int32, f64, i32),
+    "compact": (i32, int32, i32, i32),
+    "hook": (i64, i32, int32, i32, i32),
+    "jump": (i32, int32),
+    "trim": (i64, i32, i64, i32, int32, i32, i32),
+    "reach": (i64, i32, i32, int32, i32, i32, i32, i32, i32),
+    "propagate": (i64, i32, int32, i32, i32, i32),
+    "words_pull": (i64, i32, int32, int32, uint64, u64, u64, u64, int32[:, ::1], int32, int32, i32),
+}
+assert set(sigs) == set(K.KERNELS)
+for name, sig in sigs.items():
+    ptx, _ = cuda.compile_ptx(K.KERNELS[name].py_func, sig, cc=(9, 0))
+    assert ".visible .entry" in ptx, name
+print("OK", len(sigs))
+"""
+
+
+def test_gpu_kernels_compile_for_a_device():
+    """The simulator runs kernels as Python and checks no types: compile each for a real GPU (PTX)."""
+    import os
+    import subprocess
+
+    pytest.importorskip("numba.cuda")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent.parent), env.get("PYTHONPATH", "")])
+    run = subprocess.run([sys.executable, "-c", _PTX_AUDIT], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    if run.stdout.startswith("SKIP"):
+        pytest.skip(f"no CUDA compiler for the audit: {run.stdout.strip()}")
+    assert run.stdout.strip() == "OK 9"
