@@ -44,6 +44,7 @@ _LAZY = {
     "read_string": ("io.string", "read_string"),
     "to_frame": ("io.tables", "to_frame"),
     "to_r": ("io.r", "to_r"),
+    "traversal": ("traversal", None),
     "write_gml": ("io.tables", "write_gml"),
     "write_graphml": ("io.tables", "write_graphml"),
     "write_run_report": ("io.tables", "write_run_report"),

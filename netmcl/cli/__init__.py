@@ -27,7 +27,7 @@ from ._common import add_parameter_flags, output_name, parameters_of
 __all__ = ["main", "output_name"]
 
 #: ``netmcl <command> ...`` runs ``netmcl.cli.tools.<command>_main(args)``.
-SUBCOMMANDS = ("dist", "info", "sweep", "string")
+SUBCOMMANDS = ("dist", "info", "sweep", "string", "bfs", "paths", "components")
 
 _PROG = "netmcl"
 
@@ -45,6 +45,9 @@ other commands (netmcl COMMAND --help for their options):
   netmcl info GRAPH CL ...  efficiency and mass fractions (clm info)
   netmcl sweep FILE ...     cluster at several inflations and compare
   netmcl string FILE ...    cluster a STRING protein.links file
+  netmcl bfs FILE -s NODE   hop distances from source nodes
+  netmcl paths FILE -s NODE weighted shortest-path distances
+  netmcl components FILE    connected components
 
 examples:
   netmcl graph.abc --abc -I 1.4            # writes out.graph.abc.I14
