@@ -5,11 +5,12 @@ iteration at a time.  Files written by and for the ``mcl`` program are read and
 written by :func:`read_abc`, :func:`write_clusters` and friends.
 """
 
-import importlib
+import importlib as _importlib
 
-from ._blas import one_thread_in_own_programs
+from ._blas import one_blas_thread as _one_blas_thread
 
-one_thread_in_own_programs()  # before numpy is loaded, by the imports below
+with _one_blas_thread():  # netmcl's own programs load numpy with one BLAS thread
+    import numpy as _numpy  # noqa: F401
 
 from .clustering import Clustering  # noqa: E402
 from .exceptions import (
@@ -30,12 +31,31 @@ from .sweep import SweepResult, sweep
 
 __version__ = "0.1.0"
 
+#: the submodules a user reaches as ``netmcl.<name>`` without importing them first
+_SUBMODULES = (
+    "adapters",
+    "analysis",
+    "cli",
+    "cli_tools",
+    "clustering",
+    "components",
+    "cytoscape",
+    "datasets",
+    "engines",
+    "exceptions",
+    "graph",
+    "interpret",
+    "io",
+    "params",
+    "plot",
+    "sparse",
+    "testing",
+)
+
 # imported on first use, so that a clustering run (the command line) loads
 # none of them: name -> (module, attribute or None for the module itself)
 _LAZY = {
-    "cytoscape": ("cytoscape", None),
-    "plot": ("plot", None),
-    "analysis": ("analysis", None),
+    **{name: (name, None) for name in _SUBMODULES},
     "draw": ("plot", "draw"),
     "compare": ("analysis", "compare"),
     "compare_to_complexes": ("analysis", "compare_to_complexes"),
@@ -54,7 +74,7 @@ def __getattr__(name):
     if name not in _LAZY:
         raise AttributeError(f"module 'netmcl' has no attribute {name!r}")
     module, attribute = _LAZY[name]
-    value = importlib.import_module(f"netmcl.{module}")
+    value = _importlib.import_module(f"netmcl.{module}")
     if attribute is not None:
         value = getattr(value, attribute)
     globals()[name] = value
@@ -62,7 +82,8 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    public = {name for name in globals() if not name.startswith("_")} - {"annotations"}
+    return sorted(public | set(_LAZY) | {"__version__"})
 
 
 __all__ = [
