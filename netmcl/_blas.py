@@ -5,9 +5,7 @@ thread per core (or ``OPENBLAS_NUM_THREADS`` of them), each of which spins for
 about 0.1 s waiting for work before it sleeps.  netmcl's programs never call
 BLAS (their matrices are sparse, their kernels their own), so there those
 threads only burn CPU time and contend with netmcl's threads while the run
-starts: ``import numpy`` took 0.5 s of CPU time with one BLAS thread and
-1.9-2.2 s with the default on a 16-core machine; on 2 cores a Collins run at
-``-te 2`` took 0.28 s of CPU time instead of 0.17 s.
+starts, the more so the more cores the machine has.
 
 OpenBLAS reads its thread count once, when it is loaded, so numpy is loaded
 under :func:`one_blas_thread` first thing in ``netmcl/__init__.py`` (every
