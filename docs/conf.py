@@ -51,7 +51,7 @@ def _write_help():
     """``netmcl --help`` and the companion commands' help, as this version prints them."""
     from netmcl import cli
 
-    for name, argv in {"netmcl": ["--help"], **{c: [c, "--help"] for c in cli.SUBCOMMANDS}}.items():
+    for name, argv in {"netmcl": ["--help"], **{c: [c, "--help"] for c in getattr(cli, "SUBCOMMANDS", ())}}.items():
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             try:

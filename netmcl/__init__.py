@@ -31,31 +31,9 @@ from .sweep import SweepResult, sweep
 
 __version__ = "0.1.0"
 
-#: the submodules a user reaches as ``netmcl.<name>`` without importing them first
-_SUBMODULES = (
-    "adapters",
-    "analysis",
-    "cli",
-    "cli_tools",
-    "clustering",
-    "components",
-    "cytoscape",
-    "datasets",
-    "engines",
-    "exceptions",
-    "graph",
-    "interpret",
-    "io",
-    "params",
-    "plot",
-    "sparse",
-    "testing",
-)
-
 # imported on first use, so that a clustering run (the command line) loads
 # none of them: name -> (module, attribute or None for the module itself)
 _LAZY = {
-    **{name: (name, None) for name in _SUBMODULES},
     "draw": ("plot", "draw"),
     "compare": ("analysis", "compare"),
     "compare_to_complexes": ("analysis", "compare_to_complexes"),
@@ -70,9 +48,27 @@ _LAZY = {
 }
 
 
+def _submodules():
+    """The public submodules (``netmcl.datasets``, ...), each reachable as an
+    attribute without importing it first: the package's own files, listed
+    when first asked for."""
+    import os
+
+    here = os.path.dirname(__file__)
+    names = set()
+    for entry in os.listdir(here):
+        name = entry[:-3] if entry.endswith(".py") else entry
+        if name.isidentifier() and not name.startswith("_"):
+            if entry.endswith(".py") or os.path.isfile(os.path.join(here, entry, "__init__.py")):
+                names.add(name)
+    return names
+
+
 def __getattr__(name):
     if name not in _LAZY:
-        raise AttributeError(f"module 'netmcl' has no attribute {name!r}")
+        if name.startswith("_") or name not in _submodules():
+            raise AttributeError(f"module 'netmcl' has no attribute {name!r}")
+        _LAZY[name] = (name, None)
     module, attribute = _LAZY[name]
     value = _importlib.import_module(f"netmcl.{module}")
     if attribute is not None:
@@ -83,7 +79,7 @@ def __getattr__(name):
 
 def __dir__():
     public = {name for name in globals() if not name.startswith("_")} - {"annotations"}
-    return sorted(public | set(_LAZY) | {"__version__"})
+    return sorted(public | set(_LAZY) | _submodules() | {"__version__"})
 
 
 __all__ = [

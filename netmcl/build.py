@@ -1,7 +1,7 @@
 """``python -m netmcl.build``: compile netmcl's kernels for this machine now.
 
 netmcl's kernels are numba functions compiled ahead of time into extension
-modules kept in netmcl's cache directory (:mod:`netmcl._compiled`).  Without
+modules kept in netmcl's cache directory.  Without
 this command the first run that needs them builds them, which makes that run
 take a minute longer.  Run right after ``pip install``, it makes the first
 clustering run start as fast as every later one::
@@ -14,7 +14,7 @@ must match) the numba, numpy, Python and CPU that run it, so a module compiled
 there would be rebuilt at the first run anyway.  This command runs with the
 installed netmcl and its runtime, and builds exactly what the first run would.
 
-It builds every part of :data:`netmcl._compiled.PARTS` that is not built yet
+It builds every part of the kernels that is not built yet
 (those already built are only loaded), says where they are, and exits with
 status 1 and the reason if they cannot be built (no C compiler, a read-only
 cache); netmcl then still runs, through numba's JIT.
@@ -54,7 +54,10 @@ def build(*, quiet=False):
     """
     import logging
 
-    from . import _compiled
+    try:
+        from .engines.cpu import _compiled
+    except ImportError:
+        from . import _compiled
 
     logger = logging.getLogger("netmcl")
     previous = logger.level

@@ -5,7 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from netmcl import _compiled
+try:
+    from netmcl.engines.cpu import _compiled
+except ImportError:
+    from netmcl import _compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -55,12 +55,23 @@ TAIL_SPLIT = 4
 #: more chunks where needed so that a chunk's estimated result stays below
 #: this: up to 2 x threads results wait to be copied at any time
 CHUNK_BYTES = 8 << 20
-#: a column's work is estimated as its products plus this many: the cost of its per-column steps, in products
+#: a column's work is estimated as its products plus this many: what pruning,
+#: rescaling and inflating it and the iteration's per-column steps cost, in
+#: products (about 200 ns a column against 0.3-1.5 ns a product, on the
+#: 20k-node mmseqs2 network's and the Collins network's iterations)
 COLUMN_WORK = 256
-#: an iteration whose estimated work is less than this runs on one thread: starting threads would cost more
+#: an iteration whose estimated work is less than this runs on one thread:
+#: starting the threads and handing them chunks would cost more than it saves
+#: (on the Collins network, 10-11 M products on 1,622 columns took 6.6-6.9 ms
+#: on one thread and 9.8-10.9 ms on two; on mmseqs2 12 M products on 20k
+#: columns took 23 ms and 19-21 ms)
 SERIAL_WORK = 1 << 24
-#: an iterand of at least this many entries is surveyed (or its rows turned back from gaps) by all the threads,
-#: its columns split among them (``CpuEngine._by_columns``): handing each its share costs about 0.1 ms
+#: an iterand of at least this many entries is read by all the threads, its
+#: columns split among them (``CpuEngine._by_columns``): surveyed, about 2 ns an
+#: entry (the input of gen-10k's second iteration, 7.9 M entries: 16.0 ms on one
+#: thread, 9.3-11.2 ms on two), or its rows turned back from gaps, about 6 ns an
+#: entry (gen-50k's first result, 40.6 M entries: 0.24 s on one thread); handing
+#: a thread its share takes about 0.1 ms
 SPLIT_ENTRIES = 1 << 20
 #: with several threads, a chunk gets at least this much estimated work, so
 #: that handing it to a thread stays a small part of its time
@@ -68,8 +79,12 @@ CHUNK_WORK = 1 << 20
 #: matrices of at most this many nodes keep their rows as uint16 in the engine,
 #: in row blocks past 65,536
 NARROW_NODES = C.BLOCK_MAX << C.BLOCK_SHIFT
-#: an iterand's rows are kept as one-byte gaps while at most one entry in this many is stored whole as well:
-#: memory saved against a check an entry, mispredicted at each row stored whole
+#: an iterand's rows are kept as one-byte gaps while at most one entry in this
+#: many has its row stored whole as well.  A column with such a row past its
+#: first entry is read with a check an entry, mispredicted at each of those
+#: rows: with their first iterands' rows as gaps (one entry in 42-61 stored
+#: whole on BioNEV, 18-22 on mmseqs2) the runs took 13-16 % longer.  gen-10k's
+#: first iterand has one in 8,839, the PPI networks' one in 2,000-10,000.
 GAP_EXCEPTIONS = 64
 #: bytes of per-thread scratch per node (accumulator, marks, bitmap (rounded
 #: up), row lists, pattern, values, partition scratch, cutoff survivors, the
@@ -304,8 +319,8 @@ class CpuEngine(Engine):
     wide_runs : bool, optional
         Expand heavy columns up to ``_constants.RUN`` (16) at a time on
         matrices of at most ``LANE_RUN_NODES`` nodes, instead of ``LANES``
-        (8).  Default ``_constants.WIDE_RUNS``: on AMD's CPUs, where it
-        pays.  A speed setting only, as `lane_sharing`.
+        (8).  Default ``_constants.WIDE_RUNS``: on AMD's CPUs, where it was
+        measured to pay.  A speed setting only, as `lane_sharing`.
     narrow_runs : bool, default True
         Past the matrices whose heavy columns are taken ``LANES`` at a time,
         expand them ``_constants.NARROW_LANES`` (4) at a time, their
@@ -325,8 +340,8 @@ class CpuEngine(Engine):
         runs of ``LANES`` where their accumulators take at most half of it
         (``_constants.lane_nodes``), of ``NARROW_LANES`` where they fit it.
         Default :data:`L2_BYTES`, what the operating system says of
-        this machine (with 512 KB, the 10k-node generated graph takes runs
-        of 4, in 0.93x the time of runs of 8).  A speed setting only.
+        this machine (on a Zen 3 core's 512 KB, the 10k-node generated graph
+        takes runs of 4, in 0.93x the time of runs of 8).  A speed setting only.
 
     Examples
     --------
@@ -530,8 +545,8 @@ class CpuEngine(Engine):
         10k-node generated graph's second iteration a vector operation then
         serves 1.85 products on average instead of 1.43.  Where a heavy
         column is expanded alone, the columns it reads are then often still
-        in cache from the column before (1-7 % off the 50k-node generated
-        graph's time where its heavy columns go alone).
+        in cache from the column before: 1-7 % off the 50k-node generated
+        graph's time on an Intel Xeon, before runs of four were taken there.
         Column order where `lane_sharing` is infinite.
         """
         if not np.isfinite(self.lane_sharing):
@@ -671,9 +686,9 @@ class CpuEngine(Engine):
 
         def run(rng):
             """The chunk's columns, and, where rows are kept as gaps, their rows as
-            gaps (``_as_gaps``), made by the thread that computed them, so that the
-            thread gathering every chunk's result does not bound the iteration on
-            many cores."""
+            gaps (``_as_gaps``), made by the thread that computed them: made by the
+            one that gathers every chunk's result, they took it 0.16 s of Krogan's
+            1.0 s of iterations at 16 threads on a 16-core host."""
             lo, hi = rng
             room = int(cum[hi - 1] - (cum[lo - 1] if lo else 0))
             cnt, idx, val, ch, st = expand_columns(
