@@ -428,9 +428,8 @@ def warm_up(args, log, kill_above_bytes):
             raise SystemExit(f"netmcl does not run ({m.status}): {last_line(m.log)}\ncommand: {_display(cmd)}")
         found[f"first run, te {threads}"] = m
     if python is not None:
-        # with one BLAS thread, as netmcl's programs set it (netmcl/_blas.py) and a `-c` command does
-        # not: OpenBLAS would start a thread per core, which spin while numpy loads (2.4 s of CPU time
-        # in a 0.5 s import on a 16-core machine, session 31)
+        # with one BLAS thread, as netmcl's programs load numpy (netmcl/_blas.py) and a `-c` command does
+        # not: OpenBLAS would start a thread per core, which spin while numpy loads
         found["`python -c 'import netmcl.cli'` alone"] = measure(
             python("import netmcl.cli"), log_path=out.with_suffix(".import.log"),
             timeout=args.timeout, kill_above_bytes=kill_above_bytes, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})

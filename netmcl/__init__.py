@@ -5,11 +5,12 @@ iteration at a time.  Files written by and for the ``mcl`` program are read and
 written by :func:`read_abc`, :func:`write_clusters` and friends.
 """
 
-import importlib
+import importlib as _importlib
 
-from ._blas import one_thread_in_own_programs
+from ._blas import one_blas_thread as _one_blas_thread
 
-one_thread_in_own_programs()  # before numpy is loaded, by the imports below
+with _one_blas_thread():  # netmcl's own programs load numpy with one BLAS thread
+    import numpy as _numpy  # noqa: F401
 
 from .clustering import Clustering  # noqa: E402
 from .exceptions import (
@@ -33,9 +34,6 @@ __version__ = "0.1.0"
 # imported on first use, so that a clustering run (the command line) loads
 # none of them: name -> (module, attribute or None for the module itself)
 _LAZY = {
-    "cytoscape": ("viz.cytoscape", None),
-    "plot": ("viz.plot", None),
-    "analysis": ("analysis", None),
     "draw": ("viz.plot", "draw"),
     "compare": ("analysis", "compare"),
     "compare_to_complexes": ("analysis", "compare_to_complexes"),
@@ -52,11 +50,29 @@ _LAZY = {
 }
 
 
+def _submodules():
+    """The public submodules (``netmcl.datasets``, ...), each reachable as an
+    attribute without importing it first: the package's own files, listed
+    when first asked for."""
+    import os
+
+    here = os.path.dirname(__file__)
+    names = set()
+    for entry in os.listdir(here):
+        name = entry[:-3] if entry.endswith(".py") else entry
+        if name.isidentifier() and not name.startswith("_"):
+            if entry.endswith(".py") or os.path.isfile(os.path.join(here, entry, "__init__.py")):
+                names.add(name)
+    return names
+
+
 def __getattr__(name):
     if name not in _LAZY:
-        raise AttributeError(f"module 'netmcl' has no attribute {name!r}")
+        if name.startswith("_") or name not in _submodules():
+            raise AttributeError(f"module 'netmcl' has no attribute {name!r}")
+        _LAZY[name] = (name, None)
     module, attribute = _LAZY[name]
-    value = importlib.import_module(f"netmcl.{module}")
+    value = _importlib.import_module(f"netmcl.{module}")
     if attribute is not None:
         value = getattr(value, attribute)
     globals()[name] = value
@@ -64,7 +80,8 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    public = {name for name in globals() if not name.startswith("_")} - {"annotations"}
+    return sorted(public | set(_LAZY) | _submodules() | {"__version__"})
 
 
 __all__ = [

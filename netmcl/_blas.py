@@ -5,17 +5,18 @@ thread per core (or ``OPENBLAS_NUM_THREADS`` of them), each of which spins for
 about 0.1 s waiting for work before it sleeps.  netmcl's programs never call
 BLAS (their matrices are sparse, their kernels their own), so there those
 threads only burn CPU time and contend with netmcl's threads while the run
-starts: ``import numpy`` took 0.5 s of CPU time with one BLAS thread and
-1.9-2.2 s with the default on a 16-core machine; on 2 cores a Collins run at
-``-te 2`` took 0.28 s of CPU time instead of 0.17 s.
+starts, the more so the more cores the machine has.
 
-OpenBLAS reads its thread count once, when it is loaded, so this runs before
-numpy is imported (first thing in ``netmcl/__init__.py``), and only in a
-process started as one of netmcl's programs: the ``netmcl`` command or
-``python -m netmcl`` (``netmcl.demo`` ...).  A program that imports netmcl as
-a library keeps its BLAS as it set it.
+OpenBLAS reads its thread count once, when it is loaded, so numpy is loaded
+under :func:`one_blas_thread` first thing in ``netmcl/__init__.py`` (every
+entry point, the console script and ``python -m netmcl...``, imports the
+package first, so no entry point could do it earlier).  It acts only in a
+process started as one of netmcl's programs, and puts the variable back as it
+was once numpy is loaded: importing netmcl changes no environment variable,
+and a program that imports netmcl as a library keeps its BLAS as it set it.
 """
 
+import contextlib
 import os
 import sys
 
@@ -47,10 +48,31 @@ def started_as_netmcl(argv):
     return name.removesuffix(".exe").removesuffix("-script.py") == "netmcl"
 
 
-def one_thread_in_own_programs():
-    """Set ``OPENBLAS_NUM_THREADS=1`` if this process is one of netmcl's programs
-    and numpy is not loaded yet; return whether it was set."""
+@contextlib.contextmanager
+def one_blas_thread():
+    """Within the block, ``OPENBLAS_NUM_THREADS=1`` if this process is one of
+    netmcl's programs and numpy is not loaded yet; the variable is put back as
+    it was on leaving.  Yields whether it was set.
+
+    Examples
+    --------
+    >>> import os
+    >>> before = os.environ.get("OPENBLAS_NUM_THREADS")
+    >>> with one_blas_thread() as set_here:   # numpy is loaded already here
+    ...     set_here
+    False
+    >>> os.environ.get("OPENBLAS_NUM_THREADS") == before
+    True
+    """
     if "numpy" in sys.modules or not started_as_netmcl(getattr(sys, "orig_argv", ())):
-        return False
+        yield False
+        return
+    before = os.environ.get("OPENBLAS_NUM_THREADS")
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    return True
+    try:
+        yield True
+    finally:
+        if before is None:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = before

@@ -393,7 +393,7 @@ def test_only_netmcls_own_programs_are_recognised(argv, ours):
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
-def test_netmcls_programs_load_numpy_with_one_blas_thread_and_libraries_keep_theirs():
+def test_netmcls_programs_load_numpy_with_one_blas_thread_and_the_environment_is_left_alone():
     # OpenBLAS starts its threads when numpy loads it; netmcl's programs never call BLAS
     probe = (
         "import sys; {fake}\n"
@@ -403,7 +403,7 @@ def test_netmcls_programs_load_numpy_with_one_blas_thread_and_libraries_keep_the
     env = dict(os.environ, OPENBLAS_NUM_THREADS="4")
     own = subprocess.run([sys.executable, "-c", probe.format(fake="sys.orig_argv[1:] = ['-m', 'netmcl']")],
                          env=env, capture_output=True, text=True, check=True).stdout.split()
-    assert own == ["1", "1"]  # the variable set, and no thread but the main one
+    assert own == ["4", "1"]  # no thread but the main one, and the variable put back as it was
     library = subprocess.run([sys.executable, "-c", probe.format(fake="")], env=env, capture_output=True,
                              text=True, check=True).stdout.split()
     assert library[0] == "4"

@@ -510,7 +510,7 @@ def test_runs_of_four_past_runs_of_eight_give_the_scalar_iterands():
 
 
 def test_a_smaller_l2_cache_takes_runs_of_four_where_runs_of_eight_overflow_it():
-    """On a Zen 3 core's 512 KB of L2 the 10k-node generated graph's runs are four
+    """On a core with 512 KB of L2 the 10k-node generated graph's runs are four
     columns long (320 KB of accumulators), not eight (640 KB); past 16,384 nodes
     even those overflow it, and the columns go alone or in small groups; with
     narrow runs turned off they do at once."""
@@ -535,7 +535,7 @@ def test_a_smaller_l2_cache_takes_runs_of_four_where_runs_of_eight_overflow_it()
 
 def test_the_l2_cache_is_read_from_linux_s_description_of_the_cpu(tmp_path):
     """``l2_bytes`` takes the size of the level-2 unified or data cache that sysfs
-    lists for the CPU (not the L1's, not the L3's), and the Xeon's 2 MB where
+    lists for the CPU (not the L1's, not the L3's), and 2 MB where
     there is no such list or it cannot be read."""
     from netmcl.engines.cpu import _constants as C
     from netmcl.engines.cpu.engine import l2_bytes

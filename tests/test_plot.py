@@ -17,6 +17,16 @@ from netmcl.viz.plot import cluster_layout, draw, draw_to_file, plot_sizes, plot
 from netmcl.sweep import sweep  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _no_figure_left_open():
+    """draw() without ax draws into pyplot's current axes, as nx.draw does: each test starts with none."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    yield
+    plt.close("all")
+
+
 def _pixels(path):
     from matplotlib.image import imread
 
@@ -165,7 +175,9 @@ def test_plot_sizes_shows_the_size_distribution(tmp_path, yeast):
     assert points[points[:, 0] == 161, 1].tolist() == [1]
     ax.figure.savefig(tmp_path / "sizes.png")
     assert _count(_pixels(tmp_path / "sizes.png"), PALETTE[1]) > 100
-    assert plot_sizes(cl, color="#117733").lines[0].get_color() == "#117733"
+    from matplotlib.figure import Figure
+
+    assert plot_sizes(cl, color="#117733", ax=Figure().add_subplot()).lines[0].get_color() == "#117733"
 
 
 def test_plot_sweep_draws_measures_against_inflation(tmp_path):
@@ -197,6 +209,7 @@ def test_plot_sweep_draws_measures_against_inflation(tmp_path):
 
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     G = nx.path_graph(3)
     with pytest.raises(netmcl.BackendUnavailableError, match=r"pip install 'netmcl\[plot\]'"):
         draw(G, netmcl.mcl(G))
@@ -227,3 +240,34 @@ def test_cli_plot_without_matplotlib_says_which_extra(tmp_path, monkeypatch, cap
     assert out.read_text() == "a\tb\tc\n" and not (tmp_path / "g.png").exists()
     err = capsys.readouterr().err
     assert "--plot failed" in err and "pip install 'netmcl[plot]'" in err and "clusters were written" in err
+
+
+def test_draw_without_ax_draws_into_pyplots_current_figure(tmp_path):
+    """As nx.draw: plt.show()/plt.savefig() see the picture (Agg, no display)."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    G = _cliques([5, 4])
+    try:
+        ax = draw(G, netmcl.mcl(G))
+        assert ax is plt.gca() and plt.get_fignums() == [ax.figure.number]
+        plt.savefig(tmp_path / "current.png")
+        pixels = _pixels(tmp_path / "current.png")
+        assert _count(pixels, PALETTE[0]) > 50 and _count(pixels, PALETTE[1]) > 50
+        fig, given = plt.subplots()
+        assert draw(G, netmcl.mcl(G), ax=given) is given
+        assert plot_sizes(netmcl.mcl(G)) is plt.gca() is given
+        before = set(plt.get_fignums())
+        axes = plot_sweep(sweep(G, inflations=[1.4, 2]))
+        assert axes[0].figure.number in set(plt.get_fignums()) - before
+    finally:
+        plt.close("all")
+
+
+def test_draw_to_file_leaves_no_pyplot_figure_open(tmp_path):
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    G = _cliques([3, 3])
+    draw_to_file(G, netmcl.mcl(G), tmp_path / "g.png")
+    assert plt.get_fignums() == []

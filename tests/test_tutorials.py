@@ -1,6 +1,9 @@
 """Every tutorial runs as a user would run it, so none of them rots."""
 
+import re
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +45,31 @@ def test_r_tutorials_are_run_by_test_r():
     assert r_tutorials
     text = (Path(__file__).parent / "test_r.py").read_text()
     assert all(name in text for name in r_tutorials)
+
+
+#: what each tutorial needs beyond netmcl: the modules, and the extra its top names
+NEEDS = {
+    "02_string_sweep_complexes.py": (["pandas"], "netmcl[tables]"),
+    "03_draw_and_cytoscape.py": (["matplotlib", "py4cytoscape"], "netmcl[plot,cytoscape]"),
+}
+
+
+@pytest.mark.parametrize("name", _tutorials())
+def test_tutorial_says_at_its_top_what_it_needs(name):
+    head = "\n".join((TUTORIALS / name).read_text().splitlines()[:25])
+    assert re.search(r"Needs: ", head), name
+    if name in NEEDS:
+        assert f"python -m pip install '{NEEDS[name][1]}'" in head
+
+
+@pytest.mark.parametrize("name", sorted(NEEDS))
+def test_a_tutorial_without_its_extra_prints_the_install_line_and_exits(name, tmp_path):
+    modules, extra = NEEDS[name]
+    for missing in modules:
+        code = (f"import sys, runpy; sys.modules[{missing!r}] = None; "
+                f"runpy.run_path({str(TUTORIALS / name)!r}, run_name='__main__')")
+        run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, env={**__import__("os").environ, "PYTHONPATH": str(TUTORIALS.parent)})
+        assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+        assert run.stderr.strip().endswith(f"python -m pip install '{extra}'"), run.stderr
+        assert run.stdout == ""  # it stops before doing anything

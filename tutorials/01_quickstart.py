@@ -4,6 +4,8 @@ Run it as is: ``python tutorials/01_quickstart.py``.  It clusters the yeast
 protein-interaction network bundled with netmcl three ways -- a NetworkX
 graph, the mcl label file itself, and the ``netmcl`` command with mcl's flags
 -- and shows that all three give the same clusters, in mcl's order.
+
+Needs: netmcl alone (``python -m pip install .``).
 """
 
 import gzip

@@ -12,10 +12,17 @@
 # your own ``protein.links`` and ``protein.info`` files (e.g.
 # ``9606.protein.links.v12.0.txt.gz`` from string-db.org) in ``links`` and
 # ``info`` below to cluster those.  Tables are written to the current
-# directory; they need ``pip install 'netmcl[tables]'`` (pandas).
+# directory.
+#
+# Needs: ``python -m pip install 'netmcl[tables]'`` (pandas).
 
 # %%
 from pathlib import Path
+
+try:
+    import pandas  # noqa: F401
+except ImportError:
+    raise SystemExit("This tutorial needs pandas: python -m pip install 'netmcl[tables]'") from None
 
 import netmcl
 

@@ -8,10 +8,19 @@
 #
 # Run it as a script (``python tutorials/03_draw_and_cytoscape.py``) or open
 # it as a notebook (``jupytext --to notebook``).  The pictures are written
-# to the current directory.  Drawing needs ``pip install 'netmcl[plot]'``
-# and the Cytoscape step ``pip install 'netmcl[cytoscape]'``.
+# to the current directory.
+#
+# Needs: ``python -m pip install 'netmcl[plot,cytoscape]'`` (matplotlib and
+# py4cytoscape; Cytoscape itself is optional).
 
 # %%
+try:
+    import matplotlib  # noqa: F401
+    import py4cytoscape  # noqa: F401
+except ImportError:
+    raise SystemExit("This tutorial needs matplotlib and py4cytoscape: "
+                     "python -m pip install 'netmcl[plot,cytoscape]'") from None
+
 import netmcl
 from netmcl.analysis import quality
 from netmcl.datasets import load_collins2007

@@ -1,6 +1,6 @@
 """Tutorial 4: the GPU engine, and proof that it gives the CPU engine's answer bit for bit.
 
-Needs ``python -m pip install 'netmcl[cuda12]'`` (or ``netmcl[cuda13]``) on a
+Needs: ``python -m pip install 'netmcl[cuda12]'`` (or ``netmcl[cuda13]``) on a
 machine with an NVIDIA GPU.  Without a GPU it runs anyway, in numba's CUDA
 simulator, which needs only ``python -m pip install 'netmcl[cudasim]'``: the
 simulator runs every CUDA thread as a Python thread, so this tutorial keeps

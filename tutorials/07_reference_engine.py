@@ -1,7 +1,7 @@
-"""Tutorial 4: the reference engine, mcl's arithmetic written to be read.
+"""Tutorial 7: the reference engine, mcl's arithmetic written to be read.
 
-Run it as is: ``python tutorials/07_reference_engine.py`` (nothing to install
-beyond netmcl).  ``engine="reference"`` runs every step of an MCL iteration in
+Needs: netmcl alone (``python -m pip install .``).  Run it as is:
+``python tutorials/07_reference_engine.py``.  ``engine="reference"`` runs every step of an MCL iteration in
 plain NumPy, following mcl 22-282's arithmetic to the bit: it is slow, and it
 is the oracle every other engine is tested against.  This tutorial clusters
 a small network with it, checks a faster engine against it iteration by

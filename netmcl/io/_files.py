@@ -2,7 +2,7 @@
 
 The decompressors' modules are imported only for a compressed file, and no
 temporary-file module at all: with the modules only a kernel build needs
-(``_compiled``), they took 1.3 MB of every clustering run's memory.
+(``_compiled``), they would add about 1.3 MB to every clustering run's memory.
 """
 
 import contextlib

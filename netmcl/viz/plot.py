@@ -9,9 +9,13 @@ The colours are those :func:`netmcl.cytoscape.push` uses in Cytoscape: the
 palette's colours go to the largest clusters, in order, and every cluster
 beyond the palette is :data:`NEUTRAL` grey.
 
-Figures are built with :class:`matplotlib.figure.Figure`, without pyplot, so
-drawing never opens a window and works on machines with no display; to show
-a picture in a notebook, pass ``ax`` from ``plt.subplots()``.
+Like :func:`networkx.draw`, :func:`draw`, :func:`plot_sizes` and
+:func:`plot_sweep` draw with pyplot when no ``ax`` is given: into the current
+axes (``plt.gca()``; :func:`plot_sweep` into a new figure), so that
+``plt.show()``, ``plt.savefig()`` and Jupyter's inline pictures see them.
+Without a display pyplot falls back to its Agg backend, and ``savefig``
+works as usual.  :func:`draw_to_file` builds its figure without pyplot, so
+that writing many pictures leaves no figure open.
 """
 
 import collections
@@ -55,9 +59,23 @@ def _figure(figsize):
     return Figure(figsize=figsize, layout="constrained")
 
 
+def _pyplot():
+    """matplotlib.pyplot, or a clear error naming the extra."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise BackendUnavailableError("Pictures need matplotlib; install it with pip install 'netmcl[plot]'.") from e
+    return plt
+
+
 def _figure_axes(ax, figsize=(8, 7)):
-    """`ax`, or the axes of a new figure."""
-    return ax if ax is not None else _figure(figsize).add_subplot()
+    """`ax`, or pyplot's current axes (in a new figure of `figsize` if none is open)."""
+    if ax is not None:
+        return ax
+    plt = _pyplot()
+    if not plt.get_fignums():
+        plt.figure(figsize=figsize, layout="constrained")
+    return plt.gca()
 
 
 def _groups(graph, clustering):
@@ -249,7 +267,8 @@ def draw(
     clustering : Clustering
         The result of :func:`netmcl.mcl` on `G`.
     ax : matplotlib Axes, optional
-        Where to draw; default a new figure (without pyplot).
+        Where to draw; default pyplot's current axes (``plt.gca()``), as
+        :func:`networkx.draw` does, so that ``plt.show()`` shows the picture.
     level : {"auto", "nodes", "clusters"}, default "auto"
         Draw nodes, or one disc per cluster; "auto" draws nodes up to
         `max_nodes` nodes.
@@ -292,13 +311,16 @@ def draw(
     --------
     >>> import networkx as nx
     >>> import netmcl
+    >>> import matplotlib.pyplot as plt
     >>> G = nx.karate_club_graph()
-    >>> ax = netmcl.draw(G, netmcl.mcl(G))
-    >>> ax.get_title()
-    '3 clusters of 34 nodes'
-    >>> ax = netmcl.draw(G, netmcl.mcl(G), level="clusters")
+    >>> ax = netmcl.draw(G, netmcl.mcl(G))      # into plt.gca(), as nx.draw
+    >>> ax is plt.gca(), ax.get_title()
+    (True, '3 clusters of 34 nodes')
+    >>> fig, ax = plt.subplots()
+    >>> ax = netmcl.draw(G, netmcl.mcl(G), ax=ax, level="clusters")
     >>> ax.get_title()
     '3 clusters of 34 nodes (disc area ∝ cluster size)'
+    >>> plt.close("all")
     """
     if level not in ("auto", "nodes", "clusters"):
         raise ParameterError(f"level must be 'auto', 'nodes' or 'clusters'. Got {level!r} instead.")
@@ -428,8 +450,8 @@ def draw_to_file(G, clustering, path, *, dpi=150, figsize=(9, 7), **kwargs):
     b'\\x89PNG'
     """
     path = os.fspath(path)
-    ax = _figure_axes(None, figsize)
-    fig = ax.figure
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
     fmt = os.path.splitext(path)[1].lstrip(".").lower()
     formats = fig.canvas.get_supported_filetypes()
     if fmt not in formats:
@@ -459,7 +481,7 @@ def plot_sizes(clustering, *, ax=None, color=None):
     ----------
     clustering : Clustering
     ax : matplotlib Axes, optional
-        Default: a new figure (without pyplot).
+        Default: pyplot's current axes (``plt.gca()``).
     color : str, optional
         Default the palette's second colour.
 
@@ -475,6 +497,7 @@ def plot_sizes(clustering, *, ax=None, color=None):
     >>> ax = netmcl.plot.plot_sizes(cl)
     >>> ax.get_xscale(), ax.get_yscale()
     ('log', 'log')
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     ax = _figure_axes(ax, figsize=(6, 4))
     counts = collections.Counter(clustering.sizes)
@@ -543,7 +566,7 @@ def plot_sweep(result, measures=None, *, ax=None):
         else every numeric one.
     ax : matplotlib Axes or sequence of Axes, optional
         One Axes for all measures, or one per measure.  Default: a new
-        figure with one panel per measure, sharing the inflation axis.
+        pyplot figure with one panel per measure, sharing the inflation axis.
 
     Returns
     -------
@@ -558,6 +581,7 @@ def plot_sweep(result, measures=None, *, ax=None):
     ['n_clusters', 'efficiency', 'mass_fraction', 'modularity']
     >>> [a.get_ylabel() for a in plot_sweep({1.4: {"clusters": 1}, 2.0: {"clusters": 3}})]
     ['clusters']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     inflation, table = _sweep_table(result)
     if measures is None:
@@ -570,7 +594,7 @@ def plot_sweep(result, measures=None, *, ax=None):
             f"plot_sweep needs numeric measures present in the sweep; it has {numeric}. Got {bad or measures!r}."
         )
     if ax is None:
-        fig = _figure((6, 1.0 + 1.8 * len(measures)))
+        fig = _pyplot().figure(figsize=(6, 1.0 + 1.8 * len(measures)), layout="constrained")
         axes = list(np.atleast_1d(fig.subplots(len(measures), 1, sharex=True)))
     elif isinstance(ax, (list, tuple, np.ndarray)):
         axes = list(np.ravel(ax))
