@@ -54,10 +54,7 @@ def build(*, quiet=False):
     """
     import logging
 
-    try:
-        from .engines.cpu import _compiled
-    except ImportError:
-        from . import _compiled
+    from .engines.cpu import _compiled
 
     logger = logging.getLogger("netmcl")
     previous = logger.level
