@@ -20,7 +20,7 @@ from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import component_groups, run_components, split_components
 from .engines import get_engine
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, ParameterError
 from .graph import U16_NODES
 from .interpret import interpret, sort_clusters
 from .params import MclParams
@@ -267,6 +267,9 @@ def mcl(
     threads=None,
     max_memory=None,
     progress=False,
+    checkpoint=None,
+    checkpoint_every=None,
+    resume=False,
 ):
     """Cluster a graph with MCL, giving exactly the clusters of mcl 22-282.
 
@@ -327,6 +330,16 @@ def mcl(
         never depends on it.
     progress : bool, default False
         Show a progress bar of the iterations.
+    checkpoint : str or os.PathLike, optional
+        Save the state of the run to this file after every iteration (see
+        :mod:`netmcl.checkpoint`): a stopped or killed run can be resumed.
+    checkpoint_every : float, optional
+        Save the state at most this often (seconds), and after the last
+        iteration; default: after every iteration.
+    resume : bool, default False
+        Continue from the state in `checkpoint` (if the file exists), with
+        exactly the clusters of an uninterrupted run; a checkpoint of
+        another input or other parameters is refused (``CheckpointError``).
 
     Returns
     -------
@@ -374,13 +387,22 @@ def mcl(
         max_memory=max_memory,
     )
     graph, params, eng = _prepare(G, weight, symmetrize, kwargs)
-    clustering = cluster_graph(graph, params, eng, progress=progress)
+    ckpt = None
+    if checkpoint is not None:
+        from .checkpoint import Checkpoint
+
+        ckpt = Checkpoint(checkpoint, graph, params, every=checkpoint_every, resume=resume)
+    elif resume:
+        raise ParameterError("resume=True continues a checkpoint: give its file with checkpoint=PATH.")
+    clustering = cluster_graph(graph, params, eng, progress=progress, checkpoint=ckpt)
     if attribute is not None:
         write_back(G, clustering, attribute)
     return wrap_result(G, clustering)
 
 
-def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False):
+def cluster_graph(
+    graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False, checkpoint=None
+):
     """Run MCL on a :class:`SparseGraph` and interpret the limit (no adapters).
 
     Parameters
@@ -400,6 +422,11 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         Free `graph`'s weights once the start matrix is built (its labels
         stay), as the command line does when nothing after the clustering
         needs them: the input matrix is then not held through the run.
+    checkpoint : netmcl.checkpoint.Checkpoint, optional
+        Save the state after each iteration, and start from the saved one
+        when it resumes (and `resume` is not given); the whole matrix is
+        then iterated at once (``decompose=False``: the same iterands, one
+        state to save).
 
     Examples
     --------
@@ -409,6 +436,9 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     [[0, 1], [2, 3]]
     """
     t0 = time.perf_counter()
+    if checkpoint is not None:
+        decompose = False
+        resume = checkpoint.resume_state() if resume is None else resume
     current, stats = (_start(graph, params), []) if resume is None else (resume[0], list(resume[1]))
     if release_input:
         graph._release_weights()
@@ -430,6 +460,8 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
             for it, _, st in _iterations(engine, params, done + 1):
                 stats.append(st)
+                if checkpoint is not None:
+                    checkpoint.save(engine, stats, final=st.chaos < CHAOS_LIMIT or it == params.max_iterations)
                 _log_iteration(it, st)
                 bar.set_postfix(chaos=f"{st.chaos:.3g}")
                 bar.update()
