@@ -464,3 +464,28 @@ def test_a_push_that_fails_midway_goes_nowhere_else(tmp_path):
 
     assert json.loads(proc.stdout.rsplit("ATTEMPTS ", 1)[1]) == []
     assert "pushed" in proc.stdout or "refused:" in proc.stdout
+
+
+def test_numba_is_not_pointed_at_a_cache_others_can_write(tmp_path):
+    # numba's cache index is a pickle: the JIT fallback must not read it from a shared directory
+    shared = tmp_path / "numba-shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    code = (
+        "import os, warnings\n"
+        "from netmcl import _compiled\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    _compiled._private_numba_cache()\n"
+        "print(os.environ['NUMBA_CACHE_DIR'])\n"
+        "print(*[str(w.message) for w in caught], sep='\\n')\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(shared), XDG_CACHE_HOME=str(tmp_path / "home"))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    where, message = proc.stdout.splitlines()[:2]
+    assert where == str(tmp_path / "home" / "netmcl" / "numba")
+    assert message.startswith(f"netmcl does not let numba load its cache from {shared}: {shared} is writable by")
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "home")  # a private one is left as it is
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == [str(tmp_path / "home")]
