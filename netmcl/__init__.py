@@ -14,6 +14,7 @@ one_thread_in_own_programs()  # before numpy is loaded, by the imports below
 from .clustering import Clustering  # noqa: E402
 from .exceptions import (
     BackendUnavailableError,
+    CheckpointError,
     ConvergenceWarning,
     CytoscapeError,
     InputFileError,
@@ -78,6 +79,7 @@ __all__ = [
     "BackendUnavailableError",
     "NotAPartitionError",
     "CytoscapeError",
+    "CheckpointError",
     "ConvergenceWarning",
     "read_abc",
     "read_mci",

@@ -44,7 +44,7 @@ import time
 import numpy as np
 
 from .engines import IterationStats
-from .exceptions import NetmclError, ParameterError
+from .exceptions import CheckpointError, ParameterError
 from .sparse import CscMatrix
 
 __all__ = ["Checkpoint", "CheckpointError", "graph_sha256", "read_checkpoint", "write_checkpoint"]
@@ -57,10 +57,6 @@ FORMAT_VERSION = 1
 #: the arrays of the ``.npz`` file (``meta``: the JSON as uint8)
 _ARRAYS = ("indptr", "indices", "data", "meta")
 _STATS_FIELDS = {f.name for f in dataclasses.fields(IterationStats)}
-
-
-class CheckpointError(NetmclError, ValueError):
-    """A checkpoint that cannot be used: unreadable, corrupt, or from another run."""
 
 
 def graph_sha256(graph):

@@ -50,12 +50,13 @@ class _CrashAfter(Checkpoint):
             raise _Crash
 
 
-def test_a_run_resumed_after_each_iteration_gives_the_same_clusters_and_chaos(tmp_path):
+def test_a_run_resumed_after_any_iteration_gives_the_same_clusters_and_chaos(tmp_path):
     graph = read_abc(COLLINS)
     params = MclParams.build(inflation=2.0)
     whole = cluster_graph(graph, params, get_engine("cpu"))
     assert whole.n_iterations >= 5
-    for k in range(1, whole.n_iterations + 1):
+    last = whole.n_iterations
+    for k in sorted({1, 2, 3, last // 2, last - 1, last}):
         path = tmp_path / f"after{k}.ckpt"
         if k < whole.n_iterations:
             with pytest.raises(_Crash):
