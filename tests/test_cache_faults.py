@@ -137,8 +137,9 @@ def test_two_processes_building_at_once_both_load_the_same_build(tmp_path):
     root = tmp_path / "cache"
     code = textwrap.dedent(
         """
-        import sys, numpy as np
+        import logging, sys, numpy as np
         from netmcl import _compiled
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
         _compiled.PARTS["_race"] = ("normalize_columns",)
         print("go", flush=True)
         sys.stdin.readline()
@@ -159,6 +160,7 @@ def test_two_processes_building_at_once_both_load_the_same_build(tmp_path):
     outs = [p.communicate(timeout=600) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     assert all("Warning" not in err for _, err in outs), outs
+    assert all("Compiling 1 of netmcl's kernels" in err for _, err in outs), outs  # both built: a real race
     build = root / "kernels" / (_compiled._key() + "_race")
     expected = f"{build / _compiled.os.path.basename(_compiled._module_file('', '_race'))} [0.25, 0.75, 1.0]"
     assert [out.strip() for out, _ in outs] == [expected, expected]
