@@ -15,6 +15,7 @@ with _one_blas_thread():  # netmcl's own programs load numpy with one BLAS threa
 from .clustering import Clustering  # noqa: E402
 from .exceptions import (
     BackendUnavailableError,
+    CheckpointError,
     ConvergenceWarning,
     CytoscapeError,
     InputFileError,
@@ -97,6 +98,7 @@ __all__ = [
     "BackendUnavailableError",
     "NotAPartitionError",
     "CytoscapeError",
+    "CheckpointError",
     "ConvergenceWarning",
     "read_abc",
     "read_mci",

@@ -12,6 +12,7 @@ __all__ = [
     "BackendUnavailableError",
     "NotAPartitionError",
     "CytoscapeError",
+    "CheckpointError",
     "ConvergenceWarning",
 ]
 
@@ -60,6 +61,10 @@ class NotAPartitionError(NetmclError):
 
 class CytoscapeError(NetmclError, ConnectionError):
     """Cytoscape could not be reached or refused a request."""
+
+
+class CheckpointError(NetmclError, ValueError):
+    """A checkpoint that cannot be used: unreadable, corrupt, or written for another input or other parameters."""
 
 
 class ConvergenceWarning(UserWarning):

@@ -22,7 +22,7 @@ from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import GroupedEngine, component_groups
 from .engines import get_engine
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, ParameterError
 from .interpret import interpret, sort_clusters
 from .params import MclParams, parameters_doc, signature_with_parameters, split_options
 from .sparse import inflate_columns, normalize_columns
@@ -268,7 +268,8 @@ def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
     yield from _states(graph, prm, engine)
 
 
-def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progress=False, **params):
+def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progress=False, checkpoint=None,
+        checkpoint_every=None, resume=False, **params):
     """Cluster a graph with MCL, giving exactly the clusters of mcl 22-282.
 
     Parameters
@@ -280,9 +281,27 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
         graphs are read the same way with nodes in ``G``'s order.  A scipy
         matrix is taken as is (entry ``(i, j)`` = arc ``j -> i``), like mcl's
         native matrix input.
+    weight : str, default "weight"
+        Edge attribute holding the weight (NetworkX input); missing: 1.0.
+    attribute : str or None, default "mcl_cluster"
+        Node attribute that receives each node's cluster number on a NetworkX
+        graph; None leaves the graph untouched.
+    symmetrize : bool, optional
+        Mirror every arc (default: True for edges and NetworkX graphs, False
+        for matrices, as mcl).
     <parameters>
     progress : bool, default False
         Show a progress bar of the iterations.
+    checkpoint : str or os.PathLike, optional
+        Save the state of the run to this file after every iteration (see
+        :mod:`netmcl.checkpoint`): a stopped or killed run can be resumed.
+    checkpoint_every : float, optional
+        Save the state at most this often (seconds), and after the last
+        iteration; default: after every iteration.
+    resume : bool, default False
+        Continue from the state in `checkpoint` (if the file exists), with
+        exactly the clusters of an uninterrupted run; a checkpoint of
+        another input or other parameters is refused (``CheckpointError``).
 
     Returns
     -------
@@ -323,13 +342,22 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
     1
     """
     graph, params, eng = _prepare(G, weight, symmetrize, params)
-    clustering = cluster_graph(graph, params, eng, progress=progress)
+    ckpt = None
+    if checkpoint is not None:
+        from .checkpoint import Checkpoint
+
+        ckpt = Checkpoint(checkpoint, graph, params, every=checkpoint_every, resume=resume)
+    elif resume or checkpoint_every is not None:
+        raise ParameterError("resume and checkpoint_every continue or pace a checkpoint: give its file with checkpoint=PATH.")
+    clustering = cluster_graph(graph, params, eng, progress=progress, checkpoint=ckpt)
     if attribute is not None:
         write_back(G, clustering, attribute)
     return wrap_result(G, clustering)
 
 
-def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False):
+def cluster_graph(
+    graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False, checkpoint=None
+):
     """Run MCL on a :class:`SparseGraph` and interpret the limit (no adapters).
 
     Parameters
@@ -349,6 +377,11 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
         Free `graph`'s weights once the start matrix is built (its labels
         stay), as the command line does when nothing after the clustering
         needs them: the input matrix is then not held through the run.
+    checkpoint : netmcl.checkpoint.Checkpoint, optional
+        Save the state after each iteration, and start from the saved one
+        when it resumes (and `resume` is not given); the whole matrix is
+        then iterated at once (``decompose=False``: the same iterands, one
+        state to save).
 
     Examples
     --------
@@ -358,9 +391,16 @@ def cluster_graph(graph, params, engine, *, progress=False, decompose=True, resu
     [[0, 1], [2, 3]]
     """
     t0 = time.perf_counter()
+    if checkpoint is not None:
+        decompose = False
+        resume = checkpoint.resume_state() if resume is None else resume
+    done = 0 if resume is None else len(resume[1])
     last = None
     with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
         for last in _states(graph, params, engine, decompose=decompose, resume=resume, release_input=release_input):
+            if checkpoint is not None and last.iteration > done:
+                checkpoint.save(last._engine, last._history,
+                                final=last.converged or last.iteration == params.max_iterations)
             bar.set_postfix(chaos=f"{last.chaos:.3g}")
             bar.update()
     if not last.converged:

@@ -150,6 +150,26 @@ def _parser():
         "-v", metavar="mode", dest="verbose", help="verbose: per-iteration log lines (any mode, e.g. all)"
     )
 
+    g = p.add_argument_group("checkpoints (resume a stopped or killed run with the same clusters)")
+    g.add_argument(
+        "--checkpoint",
+        metavar="PATH",
+        help="save the state of the run to PATH after every iteration (a .npz file of arrays and JSON)",
+    )
+    g.add_argument(
+        "--checkpoint-every",
+        metavar="SECONDS",
+        dest="checkpoint_every",
+        type=float,
+        help="save the state at most every SECONDS seconds, and after the last iteration",
+    )
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the state in --checkpoint PATH if it exists (refused if the input or the "
+        "parameters differ); else start from the beginning",
+    )
+
     g = p.add_argument_group("after the clustering (the cluster file is written first)")
     g.add_argument(
         "--plot",
@@ -294,11 +314,18 @@ def _run(args):
 
     map_large_blocks()  # this process is ours: freed arrays go back to the system,
     one_arena()  # and memory a thread frees is there for the others
+    if (args.resume or args.checkpoint_every is not None) and args.checkpoint is None:
+        raise ParameterError("--resume and --checkpoint-every need --checkpoint PATH.")
     graph = _read_graph(args)
+    checkpoint = None
+    if args.checkpoint is not None:
+        from ..checkpoint import Checkpoint
+
+        checkpoint = Checkpoint(args.checkpoint, graph, params, every=args.checkpoint_every, resume=args.resume)
     keep_weights = bool(args.plot or args.cytoscape or args.cytoscape_url)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clustering = cluster_graph(graph, params, engine, release_input=not keep_weights)
+        clustering = cluster_graph(graph, params, engine, release_input=not keep_weights, checkpoint=checkpoint)
     for w in caught:
         print(f"[netmcl] warning: {' '.join(str(w.message).split())}", file=sys.stderr)
     labels_out = args.abc or args.use_tab is not None

@@ -142,18 +142,26 @@ def to_frame(clustering, G=None, *, attributes=None, label_attribute=None):
     return _pandas().DataFrame(_rows(clustering, G, attributes, label_attribute))
 
 
+#: what would break a TAB-separated table's layout: the TAB, and every character that some reader takes
+#: for the end of a line (Python's ``str.splitlines`` takes them all); each becomes a space
+_TSV_BREAKS = str.maketrans(dict.fromkeys("\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
 def _cell(value):
     if value is None:
         return ""
-    text = str(value)
-    return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")
+    return str(value).translate(_TSV_BREAKS)
 
 
 def write_tsv(path, clustering, G=None, *, attributes=None, label_attribute=None):
     """Write the node table of :func:`to_frame` as a TAB-separated file with a header.
 
     Needs no pandas.  Missing attribute values are empty cells; TABs and
-    line breaks inside values become spaces.
+    line breaks inside names and values (also the header's: the attribute
+    names) become spaces, so that every row is one line of as many cells
+    as the header, whatever the names hold.  Cells are not otherwise
+    changed: a spreadsheet may take one starting with ``=`` for a formula
+    (import the file as text).
 
     Parameters
     ----------
@@ -174,7 +182,7 @@ def write_tsv(path, clustering, G=None, *, attributes=None, label_attribute=None
     columns = _rows(clustering, G, attributes, label_attribute)
     names = list(columns)
     with atomic_write(path) as fh:
-        fh.write("\t".join(names) + "\n")
+        fh.write("\t".join(map(_cell, names)) + "\n")
         for row in zip(*columns.values()):
             fh.write("\t".join(_cell(v) for v in row) + "\n")
 
@@ -190,10 +198,39 @@ def _first_cluster(clustering):
     return membership
 
 
+#: characters XML 1.0 cannot hold, not even as character references (so GraphML cannot); igraph's GML
+#: writer drops them silently
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _check_text(G, fmt):
+    """Refuse names and text attributes holding characters the file could not keep (see _NOT_XML)."""
+    if _module_of(G) == "igraph":
+        items = [(f"vertex {v.index}", v.attributes()) for v in G.vs] + [(f"edge {e.tuple}", e.attributes()) for e in G.es]
+        names = [(item, value) for item, attrs in items for value in attrs.values()]
+        keys = G.vs.attributes() + G.es.attributes() + G.attributes()
+        names += [(f"graph attribute {k!r}", G[k]) for k in G.attributes()]
+    else:
+        names = [(f"node {n!r}", n) for n in G.nodes]
+        names += [(f"node {n!r}", v) for n, data in G.nodes(data=True) for v in data.values()]
+        names += [(f"edge {(u, v)!r}", x) for u, v, data in G.edges(data=True) for x in data.values()]
+        keys = [k for _, data in G.nodes(data=True) for k in data] + [k for *_, data in G.edges(data=True) for k in data]
+    names += [(f"attribute name {k!r}", k) for k in keys]
+    for where, value in names:
+        bad = _NOT_XML.search(value) if isinstance(value, str) else None
+        if bad:
+            raise ParameterError(
+                f"Cannot write {fmt.upper()}: {where} holds the control character U+{ord(bad.group()):04X}, which "
+                f"{fmt.upper()} cannot represent. Remove or replace it (e.g. networkx.relabel_nodes) first."
+            )
+
+
 def _write_graph(path, G, clustering, attribute, fmt):
     import networkx as nx
 
     membership = None if clustering is None else _first_cluster(clustering)
+    if fmt == "graphml" or _module_of(G) == "igraph":
+        _check_text(G, fmt)
     if _module_of(G) == "igraph":
         g = G.copy()
         if membership is not None:
@@ -219,7 +256,10 @@ def write_graphml(path, G, clustering=None, *, attribute="mcl_cluster"):
     """Write the graph as GraphML with each node's cluster number as a node attribute.
 
     Cytoscape, Gephi and yEd read GraphML; the cluster becomes an integer
-    (``long``) node column.  `G` itself is not modified.
+    (``long``) node column.  `G` itself is not modified.  Node names and
+    attributes are written as XML text, escaped (``<`` as ``&lt;``...): a
+    name never becomes markup.  A name or text attribute holding a control
+    character XML cannot represent is refused (ParameterError).
 
     Parameters
     ----------
@@ -248,7 +288,9 @@ def write_gml(path, G, clustering=None, *, attribute="mcl_cluster"):
     """Write the graph as GML with each node's cluster number as a node attribute.
 
     Parameters as :func:`write_graphml`; GML names must start with a
-    letter and hold only letters, digits and underscores.
+    letter and hold only letters, digits and underscores.  Strings are
+    quoted, with ``"`` and ``&`` (NetworkX: also control characters)
+    written as character references, so a name never ends its string.
 
     Examples
     --------

@@ -140,6 +140,11 @@ def push(
     colour, the nodes grouped by cluster.
     """
     keys, clusters = _cluster_table(G, clustering, column)
+    if any(ord(c) < 32 for c in column) or (layout and any(c in column for c in '"\\')):
+        # the layout is a Cytoscape command line holding the column's name in quotes
+        raise ParameterError(
+            f"column names a node column; it cannot hold quotes, backslashes or control characters. Got {column!r}."
+        )
     key = "name" if network is None else key_column
     if column in (key, "SUID"):
         raise ParameterError(
@@ -153,6 +158,7 @@ def push(
     from py4cytoscape.exceptions import CyError
 
     _check_cytoscape(base_url, timeout)
+    _direct_only(base_url)
     step = "creating the network"
     try:
         if network is None:
@@ -225,6 +231,8 @@ def _py4cytoscape():
     if "py4cytoscape" not in sys.modules:
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         os.environ.setdefault("PY4CYTOSCAPE_DETAIL_LOGGER_DIR", os.path.join(cache, "netmcl", "py4cytoscape"))
+        # where py4cytoscape would send requests that base_url did not answer: nowhere (see _direct_only)
+        os.environ.setdefault("JUPYTER_BRIDGE_URL", "http://127.0.0.1:9")
     try:
         import py4cytoscape
     except ImportError as e:
@@ -258,6 +266,25 @@ def _check_cytoscape(base_url, timeout):
         f"No Cytoscape answered at {base_url} ({reason}). {_HOW_TO_START} "
         "Nothing is lost: the clustering is unaffected (and the command line writes its files before pushing)."
     )
+
+
+def _direct_only(base_url):
+    """Make py4cytoscape send every request of the push to `base_url` itself.
+
+    When a request to Cytoscape fails, py4cytoscape looks for a remote
+    Cytoscape through the Jupyter-Bridge relay on the internet
+    (jupyter-bridge.cytoscape.org) and would send the network there.  netmcl
+    has just seen Cytoscape answer at `base_url` (:func:`_check_cytoscape`),
+    so it records that direct connection as py4cytoscape's execution
+    environment, which py4cytoscape then keeps: a later failure is an error,
+    not a detour.
+    """
+    notebook = sys.modules.get("py4cytoscape.py4cytoscape_notebook")
+    where = getattr(notebook, "ExecutionEnvironment", None)
+    if where is None:  # another py4cytoscape: the environment variable of _py4cytoscape still applies
+        return
+    direct = where.SHARED_WORKSTATION if base_url == getattr(notebook, "_CYREST_URL_V1", None) else where.REMOTE_DIRECT_URL
+    notebook._execution_environment = direct
 
 
 def _open_network(p4c, network, base_url):

@@ -28,6 +28,35 @@ kernels run through numba's JIT, with a warning saying why.  The environment
 variable ``NETMCL_KERNELS=jit`` asks for the JIT; ``NETMCL_CACHE_DIR`` moves the
 cache (default ``$XDG_CACHE_HOME/netmcl`` or ``~/.cache/netmcl``).
 
+A compiled module is machine code run inside the user's process, so it is
+loaded only from a cache nobody else can write to.  The rule
+(:func:`untrusted`), checked before every load, on the real path (symbolic
+links above the cache root resolved):
+
+* the cache root, ``kernels`` in it, the build's directory and the module
+  file are each owned by the current user, by root, or by an owner named
+  in ``NETMCL_CACHE_OWNERS``; none is writable by its group or by others;
+  none below the root is a symbolic link;
+* every directory above the cache root is owned by such an owner too and
+  writable by no one else, unless it has the sticky bit (``/tmp``): there
+  others may add entries but cannot rename or remove ours.
+
+A cache root that breaks the rule (say a ``NETMCL_CACHE_DIR`` in a
+world-writable directory) is not used: netmcl warns once, naming the path and
+what is wrong, and builds into (or loads from) its default private cache
+instead, or runs the JIT where that is the same directory.  A build below a
+good root that breaks it, or whose checksum (written by the build, checked
+before each load) does not match -- a module truncated by a full disk or
+altered -- is removed, with one warning, and this process runs the JIT; the
+next one builds it again.
+
+To share one cache among the users of a machine or cluster: let one account
+(say ``alice``) own a directory that only it can write (``chmod 755``), build
+into it once (``NETMCL_CACHE_DIR=/shared/netmcl netmcl ...``), and have the
+others read it with ``NETMCL_CACHE_DIR=/shared/netmcl
+NETMCL_CACHE_OWNERS=alice``; their builds for other machines then go to
+the JIT (they cannot write there), so build each kind of machine as alice.
+
 Each build (about 1 MB) is marked when a process loads it.  A build that no
 process has loaded for :data:`KEEP_UNUSED_DAYS` is removed the next time one
 is built, so upgrades do not pile up old builds, while a cache shared by the
@@ -42,6 +71,7 @@ import importlib.machinery
 import importlib.util
 import logging
 import os
+import stat
 import sys
 import threading
 import time
@@ -51,7 +81,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["for_rows", "kernels"]
+__all__ = ["for_rows", "kernels", "untrusted"]
 
 log = logging.getLogger("netmcl")
 
@@ -241,16 +271,29 @@ _LOADING = threading.Lock()
 
 @functools.cache
 def _cached_part(suffix):
+    root = _root()
+    if root is None:  # no private cache: the warning has been given
+        return _jit_kernels()
     try:
-        return _load(_ensure_built(os.path.join(_cache_dir(), _key() + suffix), suffix), suffix)
+        return _load(_ensure_built(os.path.join(root, "kernels", _key() + suffix), suffix), suffix, root)
+    except _BadBuild as exc:
+        _warn(f"netmcl did not load its compiled kernels: {exc}. It removed that build, which the next run "
+              "builds again; this one runs the kernels through numba's JIT.")
+        return _jit_kernels()
     except (OSError, ImportError) as exc:
-        warnings.warn(
+        _warn(
             f"netmcl could not compile its kernels ahead of time ({exc}); running them through numba's JIT "
-            "instead, which adds about 0.6 s and 110 MB to each process. Set NETMCL_KERNELS=jit to silence this.",
-            RuntimeWarning,
-            stacklevel=4,
+            "instead, which adds about 0.6 s and 110 MB to each process. Set NETMCL_KERNELS=jit to silence this."
         )
         return _jit_kernels()
+
+
+class _BadBuild(Exception):
+    """A build in the cache that must not be loaded (it has been removed)."""
+
+
+def _warn(message):
+    warnings.warn(message, RuntimeWarning, stacklevel=5)
 
 
 def part(suffix):
@@ -262,18 +305,176 @@ def part(suffix):
 
 @functools.cache
 def _jit_kernels():
+    _private_numba_cache()
     mod = types.ModuleType("netmcl_jit_kernels")
     for name, (module, function, _) in KERNELS.items():
         setattr(mod, name, getattr(importlib.import_module(module), function))
     return mod
 
 
-def _cache_dir():
-    """Where the builds are kept (paths are strings here: importing pathlib would add to every run's memory)."""
-    if os.environ.get("NETMCL_CACHE_DIR"):
-        return os.path.join(os.environ["NETMCL_CACHE_DIR"], "kernels")
+def _private_numba_cache():
+    """Point numba's cache of JIT-compiled kernels (its index is a pickle: loading it runs code) away from
+    a ``NUMBA_CACHE_DIR`` that breaks the rule of :func:`untrusted`, to ``numba`` in netmcl's private cache
+    (or a new temporary directory), with a warning."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    why = given and untrusted(given)
+    if not why:
+        return
+    root = _default_root()
+    if untrusted(root) is None:
+        private = os.path.join(root, "numba")
+        _private_dirs(private)
+    else:
+        import tempfile
+
+        private = tempfile.mkdtemp(prefix="netmcl-numba-")
+    _warn(f"netmcl does not let numba load its cache from {given}: {why}. It uses {private} instead.")
+    os.environ["NUMBA_CACHE_DIR"] = private
+    if "numba" in sys.modules:  # numba reads its settings when imported
+        sys.modules["numba"].core.config.reload_config()
+
+
+def _cache_root():
+    """The directory of netmcl's cache (paths are strings here: importing pathlib would add to every run's memory)."""
+    return os.environ.get("NETMCL_CACHE_DIR") or _default_root()
+
+
+def _default_root():
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "netmcl", "kernels")
+    return os.path.join(base, "netmcl")
+
+
+def _cache_dir():
+    """Where the builds are kept."""
+    return os.path.join(_cache_root(), "kernels")
+
+
+@functools.cache
+def _root():
+    """The cache root to build into and load from: :func:`_cache_root` if it
+    is private (see :func:`untrusted`), else the default one if that is
+    private and another directory, else None (the JIT); warns once when the
+    root asked for is not used."""
+    root = _cache_root()
+    why = untrusted(root)
+    if why is None:  # from here on the real path: a link above it could be changed by its owner
+        return os.path.realpath(root)
+    fallback = _default_root()
+    if os.path.realpath(fallback) != os.path.realpath(root) and untrusted(fallback) is None:
+        _warn(f"netmcl does not load compiled code from the cache {root}: {why}. It uses its private cache "
+              f"{fallback} instead (see SECURITY.md for sharing a cache safely).")
+        return os.path.realpath(fallback)
+    _warn(f"netmcl does not load compiled code from the cache {root}: {why}. It runs its kernels through "
+          "numba's JIT instead (see SECURITY.md for sharing a cache safely).")
+    return None
+
+
+def _trusted_owners():
+    """The user ids whose files may be loaded as code: this process's user, root and ``NETMCL_CACHE_OWNERS``."""
+    owners = {0, os.geteuid()}
+    for name in os.environ.get("NETMCL_CACHE_OWNERS", "").replace(",", " ").split():
+        if name.isdigit():
+            owners.add(int(name))
+            continue
+        import pwd
+
+        try:
+            owners.add(pwd.getpwnam(name).pw_uid)
+        except KeyError:
+            log.warning("NETMCL_CACHE_OWNERS names %r, which is no user of this machine", name)
+    return owners
+
+
+def _problem(path, st, owners, *, sticky_ok):
+    """What makes `path` (stat `st`) unfit to hold code loaded by this user, or None."""
+    if st.st_uid not in owners:
+        try:
+            import pwd
+
+            owner = pwd.getpwuid(st.st_uid).pw_name
+        except (ImportError, KeyError):
+            owner = f"user id {st.st_uid}"
+        return f"{path} belongs to {owner}"
+    writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    if writable and not (sticky_ok and st.st_mode & stat.S_ISVTX):
+        who = " and ".join(w for bit, w in ((stat.S_IWGRP, "its group"), (stat.S_IWOTH, "others")) if writable & bit)
+        return f"{path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def untrusted(root, *below):
+    """Why compiled code under the cache `root` may not be loaded; None if it may.
+
+    Checks, on the real path, every directory from ``/`` down to `root`
+    and every entry from `root` down to ``os.path.join(root, *below)``
+    (see the module's text for the rule).  Entries that do not exist yet
+    are not checked: whoever creates them is this process.
+
+    Parameters
+    ----------
+    root : str
+        The cache root.
+    *below : str
+        Path components below it, e.g. ``"kernels", key, module file``.
+
+    Returns
+    -------
+    str or None
+        The first problem found, naming the path.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> untrusted(root) is None
+    True
+    >>> os.chmod(root, 0o777)
+    >>> untrusted(root).endswith("is writable by its group and others (mode 777)")
+    True
+    """
+    if not hasattr(os, "geteuid"):  # Windows: ownership is ACLs, not checked here
+        return None
+    owners = _trusted_owners()
+    real = os.path.realpath(root)
+    parts = [os.sep] + [p for p in real.split(os.sep) if p]
+    path = ""
+    for depth, name in enumerate(parts):
+        path = os.path.join(path, name)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"{path} cannot be examined ({exc.strerror})"
+        why = _problem(path, st, owners, sticky_ok=depth < len(parts) - 1)
+        if why:
+            return why
+    for name in below:
+        path = os.path.join(path, name)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"{path} cannot be examined ({exc.strerror})"
+        if stat.S_ISLNK(st.st_mode):
+            return f"{path} is a symbolic link"
+        why = _problem(path, st, owners, sticky_ok=False)
+        if why:
+            return why
+    return None
+
+
+def _private_dirs(path):
+    """Make the directories of `path` that are missing, writable by their owner only (whatever the umask)."""
+    if os.path.isdir(path):
+        return
+    _private_dirs(os.path.dirname(path))
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        return
+    os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o022)
 
 
 def _bytes(path):
@@ -317,10 +518,48 @@ def _module_file(directory, suffix):
     return os.path.join(directory, MODULE + suffix + importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
+def _checksum(path):
+    """The module's size and CRC-32, as the build records them beside it (``<module>.sum``)."""
+    data = _bytes(path)
+    return f"{len(data)} {zlib.crc32(data):08x}\n"
+
+
+def _check_build(directory, suffix, root):
+    """Raise :class:`_BadBuild` (after removing the build) if the module in
+    `directory` may not be loaded: its path breaks the rule of
+    :func:`untrusted`, or its checksum does not match."""
+    path = _module_file(directory, suffix)
+    rel = os.path.relpath(path, root).split(os.sep)
+    why = untrusted(root, *rel) or untrusted(root, *rel[:-1], os.path.basename(path) + ".sum")
+    if why is None:
+        try:
+            if _checksum(path) != _bytes(path + ".sum").decode("ascii", "replace"):
+                why = f"{path} does not match the checksum its build recorded (truncated or altered)"
+        except OSError as exc:
+            why = f"{path} or its checksum cannot be read ({exc.strerror or exc})"
+    if why is None:
+        return
+    _remove(directory)
+    raise _BadBuild(why)
+
+
+def _remove(directory):
+    """Move a build out of the way at once (a rename: other processes see it whole or not at all), then delete it."""
+    import shutil
+    import tempfile
+
+    try:
+        aside = tempfile.mkdtemp(dir=os.path.dirname(directory), prefix="removed-")
+        os.rename(directory, os.path.join(aside, "build"))
+        shutil.rmtree(aside)
+    except OSError as exc:  # a read-only cache, or another process removed it first
+        log.debug("Could not remove %s: %s", directory, exc)
+
+
 def _ensure_built(directory, suffix):
     """The directory of the module of the kernels ``PARTS[suffix]``, after building it there if it is not yet."""
     directory = os.fspath(directory)
-    if os.path.exists(_module_file(directory, suffix)):
+    if os.path.lexists(directory):  # a build (checked before it is loaded), or one another process just finished
         return directory
     import shutil
     import subprocess
@@ -329,7 +568,7 @@ def _ensure_built(directory, suffix):
 
     from ..._progress import progress_bar
 
-    os.makedirs(os.path.dirname(directory), exist_ok=True)
+    _private_dirs(os.path.dirname(directory))
     log.info(
         "Compiling %d of netmcl's kernels for this machine (once per machine and version, about %s) into %s",
         len(PARTS[suffix]), "half a minute" if suffix else "a minute", directory,
@@ -355,11 +594,16 @@ def _ensure_built(directory, suffix):
             raise OSError(f"the build exited with status {status}: {' | '.join(said)}")
         final = os.path.join(tmp, "final")
         os.mkdir(final)
-        shutil.move(_module_file(tmp, suffix), _module_file(final, suffix))
+        module = _module_file(final, suffix)
+        shutil.move(_module_file(tmp, suffix), module)
+        with open(module + ".sum", "w") as f:
+            f.write(_checksum(module))
+        for path in (final, module, module + ".sum"):  # writable by this user only, whatever the umask
+            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o022)
         try:
             os.rename(final, directory)
         except OSError:
-            if not os.path.exists(_module_file(directory, suffix)):  # not a concurrent build that finished first
+            if not os.path.lexists(directory):  # not a concurrent build that finished first
                 raise
     log.info("Compiled netmcl's kernels in %.1f s", time.perf_counter() - t0)
     _prune(directory)
@@ -383,7 +627,11 @@ def _prune(built):
             log.debug("Kept %s: %s", entry, exc)
 
 
-def _load(directory, suffix):
+def _load(directory, suffix, root=None):
+    """The module in the build `directory`, after :func:`_check_build` (from
+    the cache `root`, default the directory holding the build)."""
+    directory = os.fspath(directory)
+    _check_build(directory, suffix, os.path.dirname(directory) if root is None else root)
     path = _module_file(directory, suffix)
     spec = importlib.util.spec_from_file_location(f"netmcl.{MODULE}{suffix}", path)
     mod = importlib.util.module_from_spec(spec)
