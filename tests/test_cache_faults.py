@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from netmcl import _compiled
+from netmcl.engines.cpu import _compiled
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -138,7 +138,7 @@ def test_two_processes_building_at_once_both_load_the_same_build(tmp_path):
     code = textwrap.dedent(
         """
         import logging, sys, numpy as np
-        from netmcl import _compiled
+        from netmcl.engines.cpu import _compiled
         logging.basicConfig(level=logging.INFO, format="%(message)s")
         _compiled.PARTS["_race"] = ("normalize_columns",)
         print("go", flush=True)

@@ -221,7 +221,7 @@ def test_a_truncated_checkpoint_is_refused(tmp_path):
 
 CHILD = (
     "import sys, time\n"
-    "from netmcl._compiled import PARTS, kernels\n"
+    "from netmcl.engines.cpu._compiled import PARTS, kernels\n"
     "K = kernels()\n"
     "for name in PARTS['']:\n"
     "    getattr(K, name)\n"

@@ -27,7 +27,7 @@ import networkx as nx
 import pytest
 
 import netmcl
-from netmcl import _compiled
+from netmcl.engines.cpu import _compiled
 from netmcl.exceptions import ParameterError
 from netmcl.io.tables import write_gml, write_graphml, write_tsv
 
@@ -473,7 +473,7 @@ def test_numba_is_not_pointed_at_a_cache_others_can_write(tmp_path):
     shared.chmod(0o777)
     code = (
         "import os, warnings\n"
-        "from netmcl import _compiled\n"
+        "from netmcl.engines.cpu import _compiled\n"
         "with warnings.catch_warnings(record=True) as caught:\n"
         "    warnings.simplefilter('always')\n"
         "    _compiled._private_numba_cache()\n"
