@@ -164,7 +164,7 @@ def _parser():
     g.add_argument(
         "--complexes",
         metavar="FILE",
-        help="known complexes, one per line, members separated by white space (CYC2008's layout): "
+        help="known complexes, one per line, members separated by TABs or else white space (CYC2008's layout): "
         "--plot and --html name each cluster by the complex it overlaps best",
     )
     g.add_argument(
@@ -278,9 +278,11 @@ def _after(args, graph, clustering):
 
 
 def _read_complexes(path):
-    """The complexes of a file with one complex per line (members separated by white space)."""
+    """The complexes of a file with one complex per line: members separated by TABs when the line
+    has one (labels may hold spaces, as in a cluster file), else by white space."""
     with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-        return [line.split() for line in handle if line.strip() and not line.startswith("#")]
+        lines = [line.rstrip("\r\n") for line in handle if line.strip() and not line.startswith("#")]
+    return [[m for m in (line.split("\t") if "\t" in line else line.split()) if m] for line in lines]
 
 
 def _one_line(exc):
