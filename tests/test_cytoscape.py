@@ -339,3 +339,21 @@ def test_quiet_py4cytoscape_removes_only_the_log_directory_it_made_at_exit(tmp_p
     made = done.stdout.strip().splitlines()[-1]
     assert os.path.basename(made).startswith("py4cytoscape-logs-")
     assert not os.path.exists(made) and tmp_path.is_dir()
+
+
+def test_push_names_clusters_and_labels_nodes(cytoscape):
+    """Node labels from an attribute; each node's cluster name in <column>_name (best complex, else hubs)."""
+    G = nx.karate_club_graph()
+    nx.set_node_attributes(G, {v: f"P{v:02d}" for v in G}, "symbol")
+    cl = netmcl.mcl(G)
+    first = sorted(cl.clusters[0], key=str)
+    suid = netmcl.cytoscape.push(G, cl, title="named", label_attribute="symbol", complexes={"the complex": first})
+    net = cytoscape.network(suid)
+    label = cytoscape.styles["netmcl named"].mappings["NODE_LABEL"]
+    assert label["mappingType"] == "passthrough" and label["mappingColumn"] == "symbol"
+    names = {r["name"]: r["mcl_cluster_name"] for r in net.node_table.records()}
+    assert all(names[str(v)] == "the complex" for v in first)
+    others = [str(v) for v, k in cl.membership.items() if k == 1]
+    assert {names[v] for v in others} == {names[others[0]]} and names[others[0]].startswith("P")
+    with pytest.raises(netmcl.ParameterError, match="gene_symbol"):
+        netmcl.cytoscape.push(G, cl, label_attribute="gene_symbol")
