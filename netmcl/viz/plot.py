@@ -665,13 +665,17 @@ def plot_sweep(result, measures=None, *, ax=None, chosen=None, title="How the cl
         a.plot(inflation, values, "o-", color=_LINE_COLORS[k % len(_LINE_COLORS)], label=name.replace("\n", " "))
         a.set_ylabel(name)
     unique = list(dict.fromkeys(axes))
+    marks = []
     for a in unique:
         a.grid(True, alpha=0.3)
         if chosen is not None:
-            a.axvline(float(chosen), color="#555555", linestyle="--", linewidth=1, label=f"chosen: {float(chosen):g}")
+            marks.append(a.axvline(float(chosen), color="#555555", linestyle="--", linewidth=1,
+                                   label=f"chosen: {float(chosen):g}"))
     unique[-1].set_xlabel("inflation (-I)")
     if title is not None:
-        unique[0].set_title(title if chosen is None else f"{title} (dashed: the inflation chosen, {float(chosen):g})")
+        unique[0].set_title(title)
+    if marks and len(unique) == len(measures):  # one panel per measure: the mark's legend on the first
+        unique[0].legend(handles=marks[:1], frameon=False, fontsize="small")
     if len(unique) < len(measures):
         for a in unique:
             a.set_ylabel("")

@@ -30,8 +30,8 @@
 
   var style = [
     { selector: "node", style: {
-        "background-color": "data(color)", "label": "data(label)", "font-size": 9,
-        "min-zoomed-font-size": 7, "width": 12, "height": 12, "color": "#222",
+        "background-color": "data(color)", "label": "data(label)", "font-size": 12,
+        "min-zoomed-font-size": 7, "width": 24, "height": 24, "color": "#222",
         "text-valign": "top", "text-margin-y": -2 } },
     { selector: "node.cluster", style: {
         "width": "data(d)", "height": "data(d)", "font-size": 11, "text-valign": "center",
@@ -82,6 +82,8 @@
     cy.add(cls.concat(ces));
   }
   cy.fit(undefined, 20);
+  // the window may change size after the page is laid out (a browser opening, a notebook cell)
+  window.addEventListener("resize", function () { cy.resize(); });
 
   // a cluster node opens into its members, laid out around where it was
   function expand(k) {
