@@ -50,16 +50,24 @@ def yeast():
     return G, netmcl.mcl(G)
 
 
+@pytest.fixture(scope="module")
+def yeast_page(yeast, tmp_path_factory):
+    """The yeast network's view, its clusters named by CYC2008's complexes."""
+    G, cl = yeast
+    path = tmp_path_factory.mktemp("view") / "yeast.html"
+    return netmcl.view(G, cl, path, complexes=load_cyc2008())
+
+
 def test_json_in_a_script_cannot_close_it():
     text = _json_for_script({"name": HOSTILE})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == {"name": HOSTILE}
 
 
-def test_page_is_self_contained_and_names_clusters(yeast, tmp_path):
+def test_page_is_self_contained_and_names_clusters(yeast, yeast_page):
     G, cl = yeast
-    v = netmcl.view(G, cl, tmp_path / "yeast.html", complexes=load_cyc2008())
-    page = (tmp_path / "yeast.html").read_text(encoding="utf-8")
+    v = yeast_page
+    page = Path(v.path).read_text(encoding="utf-8")
     assert page == v.html
     assert "http://" not in page.split("<script>")[0] and "src=" not in page.split('id="netmcl-data"')[0]
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page).group(1)
@@ -92,10 +100,9 @@ def test_bad_label_attribute_is_named(tmp_path):
 
 
 @needs_chromium
-def test_yeast_view_renders_offline_in_chromium(yeast, tmp_path):
+def test_yeast_view_renders_offline_in_chromium(yeast, yeast_page):
     G, cl = yeast
-    netmcl.view(G, cl, tmp_path / "yeast.html", complexes=load_cyc2008())
-    dom, status, errors = rendered(tmp_path / "yeast.html")
+    dom, status, errors = rendered(yeast_page.path)
     assert status["data-ready"] == "true", errors
     assert status["data-errors"] == "0" and errors.strip() == ""
     assert int(status["data-rendered-nodes"]) == G.number_of_nodes()
@@ -140,10 +147,9 @@ def test_hostile_names_stay_text(tmp_path):
 
 
 @needs_chromium
-def test_screenshot(yeast, tmp_path):
-    G, cl = yeast
-    netmcl.view(G, cl, tmp_path / "yeast.html", complexes=load_cyc2008())
+def test_screenshot(yeast_page, tmp_path):
+    """The picture the documentation shows (docs/_static/view.png) is taken this way."""
     png = tmp_path / "view.png"
-    chromium((tmp_path / "yeast.html").resolve().as_uri(), "--hide-scrollbars", "--window-size=1200,800",
+    chromium(Path(yeast_page.path).resolve().as_uri() + "#cluster=1", "--hide-scrollbars", "--window-size=1200,800",
              f"--screenshot={png}")
     assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 20000
