@@ -125,7 +125,7 @@ def test_large_graph_opens_on_cluster_graph_and_expands(yeast, tmp_path):
 
 @needs_chromium
 def test_hostile_names_stay_text(tmp_path):
-    G = nx.Graph()
+    G = nx.Graph(name="<img src=x onerror=alert(2)>")  # the page's title too
     for i, name in enumerate(HOSTILE):  # a star per hostile name: each is its cluster's hub
         G.add_node(f"hub{i}", symbol=name)
         for j in range(4):
