@@ -102,13 +102,26 @@ def test_bad_label_attribute_is_named(tmp_path):
 @needs_chromium
 def test_yeast_view_renders_offline_in_chromium(yeast, yeast_page):
     G, cl = yeast
-    dom, status, errors = rendered(yeast_page.path)
+    dom, status, errors = rendered(yeast_page.path, "#search=YPL126W")  # found, as if clicked
     assert status["data-ready"] == "true", errors
     assert status["data-errors"] == "0" and errors.strip() == ""
     assert int(status["data-rendered-nodes"]) == G.number_of_nodes()
     assert int(status["data-rendered-edges"]) == G.number_of_edges()
     assert dom.count('<li><span class="swatch"') == len(cl)  # the cluster list, one entry per cluster
     assert ">complex " in dom
+    panel = re.search(r'<div id="netmcl-panel">(.*?)</table>', dom, re.S).group(1)
+    assert f"<h4>{G.degree('YPL126W')} neighbours (weight)</h4>" in panel
+    shown = re.findall(r'</span>([A-Z0-9-]+)</td><td class="num">([0-9.e-]+)</td>', panel)
+    assert {v: float(w) for v, w in shown} == pytest.approx(
+        {v: float(f"{d['weight']:.3g}") for v, d in G["YPL126W"].items()}, rel=1e-6)
+
+
+def test_page_script_builds_text_only():
+    """The page's own script never parses data as markup."""
+    from importlib import resources
+
+    script = resources.files("netmcl.viz").joinpath("static", "view.js").read_text()
+    assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function", script)
 
 
 @needs_chromium
