@@ -166,3 +166,24 @@ def test_screenshot(yeast_page, tmp_path):
     chromium(Path(yeast_page.path).resolve().as_uri() + "#cluster=1", "--hide-scrollbars", "--window-size=1200,800",
              f"--screenshot={png}")
     assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 20000
+
+
+@needs_chromium
+def test_jupyter_shows_the_view_inline_in_a_sandboxed_frame(tmp_path):
+    """_repr_html_ is an iframe whose page draws the clusters in their colours (read off a screenshot)."""
+    image = pytest.importorskip("matplotlib.image")
+    import numpy as np
+
+    from netmcl.viz.palette import PALETTE, hex_to_rgb
+
+    G = nx.karate_club_graph()
+    cl = netmcl.mcl(G)
+    (tmp_path / "notebook.html").write_text(
+        "<!DOCTYPE html><html><body>" + netmcl.view(G, cl)._repr_html_() + "</body></html>", encoding="utf-8"
+    )
+    png = tmp_path / "notebook.png"
+    chromium((tmp_path / "notebook.html").as_uri(), "--hide-scrollbars", "--window-size=1000,700",
+             f"--screenshot={png}")
+    pixels = np.rint(image.imread(png)[..., :3] * 255).astype(int)
+    for colour in PALETTE[: len(cl)]:
+        assert (np.abs(pixels - hex_to_rgb(colour)).max(axis=-1) <= 2).sum() > 100, colour  # the smallest: 3 discs

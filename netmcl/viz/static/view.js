@@ -36,7 +36,7 @@
     { selector: "node.cluster", style: {
         "width": "data(d)", "height": "data(d)", "font-size": 11, "text-valign": "center",
         "text-wrap": "ellipsis", "text-max-width": 140, "border-width": 1, "border-color": "#fff" } },
-    { selector: "edge", style: { "width": 0.6, "line-color": "#bbb", "opacity": 0.7, "curve-style": "haystack" } },
+    { selector: "edge", style: { "width": 1, "line-color": "#bbb", "opacity": 0.7, "curve-style": "haystack" } },
     { selector: "edge.between", style: { "width": "data(w)", "line-color": "#999", "opacity": 0.5 } },
     { selector: ".faded", style: { "opacity": 0.12 } },
     { selector: "node.hit", style: { "border-width": 3, "border-color": "#000", "z-index": 10 } },
