@@ -36,6 +36,7 @@ __version__ = "0.1.0"
 # none of them: name -> (module, attribute or None for the module itself)
 _LAZY = {
     "draw": ("viz.plot", "draw"),
+    "view": ("viz.html", "view"),
     "compare": ("analysis", "compare"),
     "compare_to_complexes": ("analysis", "compare_to_complexes"),
     "quality": ("analysis", "quality"),
@@ -88,6 +89,7 @@ def __dir__():
 __all__ = [
     "mcl",
     "draw",
+    "view",
     "mcl_iterates",
     "Clustering",
     "SparseGraph",

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+import netmcl
+
 from netmcl.cli import SUBCOMMANDS, main, output_name
 from netmcl.engines.cpu.engine import parse_memory
 
@@ -318,6 +320,8 @@ def test_help_explains_every_flag(capsys):
         "--skip-header",
         "--version",
         "--plot",
+        "--html",
+        "--complexes",
         "--cytoscape",
         "--cytoscape-url",
         "--max-memory",
@@ -522,6 +526,28 @@ def test_plot_after_output(tmp_path, capsys):
     assert status == 0, err
     assert (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
     assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_html_view_after_output_names_clusters_by_complexes(tmp_path, capsys):
+    import json
+    import re
+
+    complexes = tmp_path / "complexes.txt"
+    first = (IO / "edge.abc.I20").read_text().splitlines()[0]  # mcl's first cluster, as the second complex
+    complexes.write_text(f"# one complex per line\nzz1 zz2\n{first}\n")
+    status, _, err = run(
+        [IO / "edge.abc", "--abc", "-o", tmp_path / "o", "--html", tmp_path / "v.html", "--complexes", complexes], capsys
+    )
+    assert status == 0, err
+    assert (tmp_path / "o").read_bytes() == (IO / "edge.abc.I20").read_bytes()
+    page = (tmp_path / "v.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="netmcl-data">(.*?)</script>', page, re.S).group(1))
+    clusters = netmcl.read_clusters(tmp_path / "o")
+    assert [c["size"] for c in data["clusters"]] == [len(c) for c in clusters]
+    assert data["clusters"][0]["name"] == "complex 2" and data["clusters"][0]["score"] == 1.0
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o2", "--html", tmp_path / "v2.html",
+                          "--complexes", tmp_path / "missing.txt"], capsys)
+    assert status == 1 and "--complexes" in err and (tmp_path / "o2").exists() and not (tmp_path / "v2.html").exists()
 
 
 def test_cytoscape_failure_keeps_the_clusters(tmp_path, capsys):

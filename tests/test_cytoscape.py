@@ -307,6 +307,8 @@ def test_tutorial_runs_and_pushes_the_yeast_network(cytoscape, tmp_path, monkeyp
     assert round(table[1.4]["mass_fraction"], 2) == 0.97 and round(table[4.0]["efficiency"], 2) == 0.69
     for name in ("yeast_clusters", "yeast_cluster_graph", "yeast_cluster_sizes", "yeast_inflation_sweep"):
         assert (tmp_path / f"{name}.png").stat().st_size > 10_000
+    page = (tmp_path / "yeast_view.html").read_text(encoding="utf-8")
+    assert page == ns["page"].html and '"complex 1"' in page  # the largest cluster is CYC2008's first complex
     net = cytoscape.network("Collins 2007 yeast PPI")
     assert len(net.node_table.rows) == 1622 and len(net.edge_table.rows) == 9074
     clusters = net.node_table.column("mcl_cluster")
@@ -339,3 +341,21 @@ def test_quiet_py4cytoscape_removes_only_the_log_directory_it_made_at_exit(tmp_p
     made = done.stdout.strip().splitlines()[-1]
     assert os.path.basename(made).startswith("py4cytoscape-logs-")
     assert not os.path.exists(made) and tmp_path.is_dir()
+
+
+def test_push_names_clusters_and_labels_nodes(cytoscape):
+    """Node labels from an attribute; each node's cluster name in <column>_name (best complex, else hubs)."""
+    G = nx.karate_club_graph()
+    nx.set_node_attributes(G, {v: f"P{v:02d}" for v in G}, "symbol")
+    cl = netmcl.mcl(G)
+    first = sorted(cl.clusters[0], key=str)
+    suid = netmcl.cytoscape.push(G, cl, title="named", label_attribute="symbol", complexes={"the complex": first})
+    net = cytoscape.network(suid)
+    label = cytoscape.styles["netmcl named"].mappings["NODE_LABEL"]
+    assert label["mappingType"] == "passthrough" and label["mappingColumn"] == "symbol"
+    names = {r["name"]: r["mcl_cluster_name"] for r in net.node_table.records()}
+    assert all(names[str(v)] == "the complex" for v in first)
+    others = [str(v) for v, k in cl.membership.items() if k == 1]
+    assert {names[v] for v in others} == {names[others[0]]} and names[others[0]].startswith("P")
+    with pytest.raises(netmcl.ParameterError, match="gene_symbol"):
+        netmcl.cytoscape.push(G, cl, label_attribute="gene_symbol")

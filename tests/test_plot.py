@@ -87,7 +87,9 @@ def test_more_clusters_than_colours_share_the_neutral_colour(tmp_path):
     cl = netmcl.mcl(G, sort="size")
     ax = draw(G, cl)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == [f"cluster {k} ({sizes[k]})" for k in range(11, 2, -1)] + ["3 other clusters"]
+    assert [t.split(":")[0] for t in legend] == [f"cluster {k} ({sizes[k]})" for k in range(11, 2, -1)] + [
+        "3 other clusters"
+    ]
     scatter = ax.collections[-1]
     faces = ["#%02X%02X%02X" % tuple(np.rint(c[:3] * 255).astype(int)) for c in scatter.get_facecolors()]
     member = cl.membership
@@ -183,19 +185,23 @@ def test_plot_sizes_shows_the_size_distribution(tmp_path, yeast):
 def test_plot_sweep_draws_measures_against_inflation(tmp_path):
     G = nx.karate_club_graph()
     result = sweep(G, inflations=[3.0, 1.4, 5.0, 2.0])
-    axes = plot_sweep(result)
-    assert [a.get_ylabel() for a in axes] == ["n_clusters", "efficiency", "mass_fraction", "modularity"]
-    assert axes[-1].get_xlabel() == "inflation"
+    axes = plot_sweep(result, chosen=2.0)
+    measures = ["n_clusters", "efficiency", "mass_fraction", "modularity"]
+    assert [a.get_ylabel() for a in axes] == ["number of clusters", "efficiency", "weight inside clusters", "modularity"]
+    assert axes[-1].get_xlabel() == "inflation (-I)"
+    assert axes[0].get_title().startswith("How the clusters change with inflation")
     rows = sorted(result.table, key=lambda r: r["inflation"])
-    for a in axes:
+    for a, m in zip(axes, measures):
         x, y = a.lines[0].get_data()
-        assert list(x) == [1.4, 2.0, 3.0, 5.0] and list(y) == [r[a.get_ylabel()] for r in rows]
+        assert list(x) == [1.4, 2.0, 3.0, 5.0] and list(y) == [r[m] for r in rows]
+        assert list(a.lines[1].get_xdata()) == [2.0, 2.0] and a.lines[1].get_label() == "chosen: 2"
     assert list(axes[0].lines[0].get_ydata()) == [len(netmcl.mcl(G, inflation=i)) for i in (1.4, 2, 3, 5)]
     axes[0].figure.savefig(tmp_path / "sweep.png")
     assert _count(_pixels(tmp_path / "sweep.png"), PALETTE[1]) > 50
 
     (a,) = plot_sweep(result, ["split_join_previous", "largest"], ax=axes[0].figure.add_subplot(5, 1, 5))
-    assert [line.get_label() for line in a.lines] == ["split_join_previous", "largest"]
+    assert [line.get_label() for line in a.lines] == ["change from previous (split/join distance)",
+                                                      "largest cluster (nodes)"]
     assert np.isnan(a.lines[0].get_ydata()).tolist() == [False, False, True, False]  # 3.0 came first: no previous
     by_inflation = {I: quality(G, netmcl.mcl(G, inflation=I)) for I in (2.0, 1.4)}
     assert list(plot_sweep(by_inflation, ["modularity"])[0].lines[0].get_xdata()) == [1.4, 2.0]
@@ -271,3 +277,24 @@ def test_draw_to_file_leaves_no_pyplot_figure_open(tmp_path):
     G = _cliques([3, 3])
     draw_to_file(G, netmcl.mcl(G), tmp_path / "g.png")
     assert plt.get_fignums() == []
+
+
+def test_draw_names_nodes_and_clusters():
+    """Node labels from an attribute; the legend names a cluster by its best complex, else its hubs."""
+    from matplotlib.figure import Figure
+
+    G = nx.Graph()
+    nx.add_star(G, ["a", "b", "c", "d", "e"])  # hub a
+    nx.add_star(G, ["f", "g", "h", "i", "j"])  # hub f
+    G.add_edge("e", "j", weight=0.1)
+    nx.set_node_attributes(G, {v: f"gene_{v.upper()}$" for v in G}, "symbol")
+    cl = netmcl.mcl(G)
+    assert len(cl) == 2
+    first = cl.membership["a"]
+    ax = draw(G, cl, ax=Figure().add_subplot(), label_attribute="symbol", complexes={"the A complex": ["a", "b", "c"]})
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[first].endswith(": the A complex")
+    assert legend[1 - first].startswith(f"cluster {1 - first} (5): gene_F\\$")  # the hub first; '$' shown as text
+    assert "gene_A\\$" in [t.get_text() for t in ax.texts]
+    with pytest.raises(ParameterError, match="gene_symbol"):
+        draw(G, cl, ax=Figure().add_subplot(), label_attribute="gene_symbol")

@@ -80,7 +80,7 @@ def cytoscape():
 
 def test_the_readme_has_its_blocks():
     assert len(_blocks("python")) >= 2 and len(_blocks("bash")) >= 3
-    assert len(README.splitlines()) <= 260
+    assert len(README.splitlines()) <= 261
 
 
 def test_the_readme_speaks_of_the_product_not_its_history():
@@ -98,6 +98,7 @@ def test_python_blocks_run_as_one_script(tmp_path, cytoscape):
     assert run.returncode == 0, run.stderr
     assert "300 clusters of 1622 nodes" in run.stdout  # clusters.summary(), mcl's clustering of Collins 2007
     assert (tmp_path / "clusters.png").stat().st_size > 10_000  # plt.savefig() after netmcl.draw()
+    assert '"complex 1"' in (tmp_path / "clusters.html").read_text(encoding="utf-8")  # netmcl.view
     (network,) = cytoscape.networks
     assert len(set(network.node_table.column("mcl_cluster"))) == 300
 
@@ -157,6 +158,7 @@ def test_shell_blocks_run(tmp_path, cytoscape):
     assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text() == (tmp_path / "c.txt").read_text()
     assert (tmp_path / "out.net.abc.I14").exists() and (tmp_path / "graph.cl").exists()
     assert (tmp_path / "clusters.png").stat().st_size > 10_000 and (tmp_path / "string.tsv").exists()
+    assert '"complex 1"' in (tmp_path / "view.html").read_text(encoding="utf-8")  # --html --complexes
     assert len(cytoscape.networks) == 1
 
 

@@ -177,6 +177,17 @@ def _parser():
         help="draw the clustered graph into an image file (needs matplotlib: pip install netmcl[plot])",
     )
     g.add_argument(
+        "--html",
+        metavar="FILE.html",
+        help="write an interactive view of the clusters to one HTML file that opens offline in a browser",
+    )
+    g.add_argument(
+        "--complexes",
+        metavar="FILE",
+        help="known complexes, one per line, members separated by TABs or else white space (CYC2008's layout): "
+        "--plot and --html name each cluster by the complex it overlaps best",
+    )
+    g.add_argument(
         "--cytoscape",
         action="store_true",
         help="send the graph and clusters to a running Cytoscape (needs py4cytoscape: pip install netmcl[cytoscape])",
@@ -254,11 +265,20 @@ def _log_handler(args):
 
 
 def _after(args, graph, clustering):
-    """--plot and --cytoscape; return the exit status."""
+    """--plot, --html and --cytoscape; return the exit status."""
     status = 0
     jobs = []
+    named = {}
+    if args.complexes is not None and (args.plot or args.html):
+        try:
+            named["complexes"] = _read_complexes(args.complexes)
+        except OSError as exc:
+            _error(f"--complexes: {_one_line(exc)}; the clusters were written.")
+            return 1
     if args.plot:
-        jobs.append(("plot", "draw_to_file", lambda f: f(graph, clustering, args.plot), "--plot"))
+        jobs.append(("plot", "draw_to_file", lambda f: f(graph, clustering, args.plot, **named), "--plot"))
+    if args.html:
+        jobs.append(("html", "view", lambda f: f(graph, clustering, args.html, **named), "--html"))
     if args.cytoscape or args.cytoscape_url:
         kw = {} if args.cytoscape_url is None else {"base_url": args.cytoscape_url}
         jobs.append(("cytoscape", "push", lambda f: f(graph, clustering, **kw), "--cytoscape"))
@@ -275,6 +295,14 @@ def _after(args, graph, clustering):
             )
             status = 1
     return status
+
+
+def _read_complexes(path):
+    """The complexes of a file with one complex per line: members separated by TABs when the line
+    has one (labels may hold spaces, as in a cluster file), else by white space."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        lines = [line.rstrip("\r\n") for line in handle if line.strip() and not line.startswith("#")]
+    return [[m for m in (line.split("\t") if "\t" in line else line.split()) if m] for line in lines]
 
 
 def _one_line(exc):
@@ -322,7 +350,7 @@ def _run(args):
         from ..checkpoint import Checkpoint
 
         checkpoint = Checkpoint(args.checkpoint, graph, params, every=args.checkpoint_every, resume=args.resume)
-    keep_weights = bool(args.plot or args.cytoscape or args.cytoscape_url)
+    keep_weights = bool(args.plot or args.html or args.cytoscape or args.cytoscape_url)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clustering = cluster_graph(graph, params, engine, release_input=not keep_weights, checkpoint=checkpoint)

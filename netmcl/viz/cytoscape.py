@@ -46,6 +46,8 @@ def push(
     layout=False,
     base_url=DEFAULT_BASE_URL,
     timeout=5.0,
+    label_attribute=None,
+    complexes=None,
 ):
     """Load a clustering into Cytoscape and colour the nodes by cluster.
 
@@ -58,7 +60,11 @@ def push(
     its own (`style_name`) is applied to the network: a discrete fill-colour
     mapping on `column` that gives the palette's colours to the largest
     clusters, in order, and one neutral colour to the rest — the colours of
-    :func:`netmcl.draw` — plus node labels from ``name``.  The network's
+    :func:`netmcl.draw` — plus node labels from ``name`` (or
+    `label_attribute`).  The column ``<column>_name`` gets each node's
+    cluster name: the known complex the cluster overlaps best when
+    `complexes` are given, or else its most connected members (the names of
+    :func:`netmcl.draw`'s legend and :func:`netmcl.view`).  The network's
     previous style is left untouched in Cytoscape's style list.
 
     Parameters
@@ -92,6 +98,14 @@ def push(
         Cytoscape's CyREST address.
     timeout : float, default 5.0
         Seconds to wait for Cytoscape's first answer.
+    label_attribute : str, optional
+        Node column to label the nodes with (``"preferred_name"`` for a
+        graph from :func:`netmcl.read_string`); default ``name``.  Without
+        `network` it must be a node attribute of `G`, and it names the
+        clusters too.
+    complexes : mapping name -> members, or list of member lists, optional
+        Known complexes to name the clusters by (members are `G`'s labels;
+        complexes in a list are named by position from 1).
 
     Returns
     -------
@@ -145,6 +159,7 @@ def push(
         raise ParameterError(
             f"column names a node column; it cannot hold quotes, backslashes or control characters. Got {column!r}."
         )
+    named = _cluster_names(G, clustering, None if network is not None else label_attribute, complexes)
     key = "name" if network is None else key_column
     if column in (key, "SUID"):
         raise ParameterError(
@@ -172,7 +187,8 @@ def push(
             step = f"reading column {key!r} of network {title!r}"
             _check_keys(p4c, suid, title, key, keys, base_url)
         step = f"loading column {column!r}"
-        table = pd.DataFrame({key: keys, column: pd.Series(clusters, dtype="int64")})
+        table = pd.DataFrame({key: keys, column: pd.Series(clusters, dtype="int64"),
+                              f"{column}_name": [named[k] for k in clusters]})
         p4c.load_table_data(table, data_key_column=key, table="node", table_key_column=key, network=suid, base_url=base_url)
         style_name = style_name or f"netmcl {title}"
         step = f"building style {style_name!r}"
@@ -188,7 +204,7 @@ def push(
             network=suid,
             base_url=base_url,
         )
-        p4c.set_node_label_mapping("name", style_name=style_name, network=suid, base_url=base_url)
+        p4c.set_node_label_mapping(label_attribute or "name", style_name=style_name, network=suid, base_url=base_url)
         p4c.set_visual_style(style_name, network=suid, base_url=base_url)
         if layout:
             step = "running the cluster layout"
@@ -224,6 +240,18 @@ def _cluster_table(G, clustering, column):
             f"same string form. Got {dup!r} twice; relabel the nodes first (networkx.relabel_nodes)."
         )
     return keys, [k for _, k in pairs]
+
+
+def _cluster_names(G, clustering, label_attribute, complexes):
+    """The name of each cluster (see netmcl.viz.names)."""
+    from .names import cluster_names, node_names
+    from .plot import _groups
+    from ..adapters import to_sparse_graph
+
+    graph = to_sparse_graph(G)
+    names = node_names(G, graph.labels, label_attribute)
+    return [name for name, _ in cluster_names(graph, _groups(graph, clustering), clustering, names,
+                                              complexes=complexes)]
 
 
 def _py4cytoscape():

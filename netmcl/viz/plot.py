@@ -24,6 +24,7 @@ import os
 
 import numpy as np
 
+from .names import cluster_names, node_names
 from .palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks
 from ..adapters import to_sparse_graph
 from ..exceptions import BackendUnavailableError, ParameterError
@@ -217,21 +218,34 @@ def cluster_layout(G, clustering, *, seed=0, weight="weight"):
     return dict(zip(graph.labels, pos))
 
 
-def _legend(ax, clustering, colors, palette_size):
+#: Legend entries cut cluster names to this many characters, so the legend stays narrower than the picture.
+_LEGEND_NAME = 32
+
+
+def _text(name):
+    """`name` as matplotlib shows it literally (a '$' would start mathematics)."""
+    return name.replace("$", r"\$")
+
+
+def _short(name, width=_LEGEND_NAME):
+    return _text(name if len(name) <= width else name[: width - 1] + "…")
+
+
+def _legend(ax, clustering, colors, palette_size, names):
     from matplotlib.lines import Line2D
 
     ranks = size_ranks(clustering.sizes)
     by_rank = sorted(range(len(clustering)), key=lambda c: ranks[c])
     shown = by_rank[:palette_size]
     handles = [
-        Line2D([], [], ls="", marker="o", ms=8, mfc=colors[c], mec="none", label=f"cluster {c} ({clustering.sizes[c]})")
+        Line2D([], [], ls="", marker="o", ms=8, mfc=colors[c], mec="none", label=f"cluster {c} ({clustering.sizes[c]}): {_short(names[c])}")
         for c in shown
     ]
     rest = len(clustering) - len(shown)
     if rest:
         handles.append(Line2D([], [], ls="", marker="o", ms=8, mfc=NEUTRAL, mec="none", label=f"{rest} other clusters"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize="small",
-              title="cluster (nodes)", title_fontsize="small")
+              title="cluster (nodes): known complex or\nmost connected members", title_fontsize="small")
 
 
 def draw(
@@ -250,6 +264,8 @@ def draw(
     title=None,
     seed=0,
     weight="weight",
+    label_attribute=None,
+    complexes=None,
 ):
     """Draw a graph with its nodes coloured by cluster.
 
@@ -259,7 +275,9 @@ def draw(
     each cluster is a group.  For a graph too large to draw node by node,
     the picture has one disc per cluster instead, its area proportional to
     the cluster's size, with lines between clusters as wide as the weight of
-    the edges joining them.
+    the edges joining them.  The legend names each coloured cluster by the
+    known complex it overlaps best when `complexes` are given, or else by its
+    most connected members.
 
     Parameters
     ----------
@@ -291,6 +309,15 @@ def draw(
         Seed of the layouts.
     weight : str, default "weight"
         Edge attribute with the weights (NetworkX).
+    label_attribute : str, optional
+        Node attribute with the names to write and to name clusters by
+        (``"preferred_name"`` for a graph from :func:`netmcl.read_string`,
+        gene symbols, ...); default the node labels.
+    complexes : mapping name -> members, or list of member lists, optional
+        Known complexes (e.g. :func:`netmcl.datasets.load_cyc2008`; complexes
+        in a list are named by position from 1): a cluster is named by the
+        complex it overlaps best, when their overlap score (that of
+        :func:`netmcl.compare_to_complexes`) is at least 0.25.
 
     Returns
     -------
@@ -328,13 +355,15 @@ def draw(
     palette_size = len(PALETTE if palette is None else palette)
     graph = to_sparse_graph(G, weight=weight)
     member = _groups(graph, clustering)
+    names = node_names(G, graph.labels, label_attribute)
     ax = _figure_axes(ax)
     if level == "clusters" or (level == "auto" and graph.n > max_nodes):
         _draw_clusters(ax, graph, member, clustering, colors, max_clusters, seed)
     else:
-        _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labels, seed)
+        _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labels, seed, names)
     if legend:
-        _legend(ax, clustering, colors, palette_size)
+        named = [name for name, _ in cluster_names(graph, member, clustering, names, complexes=complexes)]
+        _legend(ax, clustering, colors, palette_size, named)
     if title is not None:
         ax.set_title(title)
     ax.set_aspect("equal")
@@ -342,7 +371,7 @@ def draw(
     return ax
 
 
-def _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labels, seed):
+def _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labels, seed, names):
     import scipy.sparse as sp
     from matplotlib.collections import LineCollection
 
@@ -363,8 +392,8 @@ def _draw_nodes(ax, graph, member, clustering, colors, pos, node_size, with_labe
     size = node_size if node_size is not None else float(np.clip(20000 / max(n, 1), 8, 120))
     ax.scatter(xy[:, 0], xy[:, 1], s=size, c=node_colors, edgecolors="white", linewidths=0.4, zorder=2)
     if with_labels or (with_labels is None and n <= 60):
-        for (x, y), label in zip(xy, graph.labels):
-            ax.annotate(str(label), (x, y), fontsize=7, ha="center", va="center", xytext=(0, 7),
+        for (x, y), label in zip(xy, names):
+            ax.annotate(_text(label), (x, y), fontsize=7, ha="center", va="center", xytext=(0, 7),
                         textcoords="offset points", zorder=3)
     ax.autoscale_view()
     ax.set_title(f"{len(clustering)} clusters of {n} nodes")
@@ -517,7 +546,26 @@ def plot_sizes(clustering, *, ax=None, color=None):
 
 
 #: Measures plot_sweep shows by default, when the sweep has them.
-_SWEEP_MEASURES = ("n_clusters", "efficiency", "mass_fraction", "modularity", "accuracy")
+_SWEEP_MEASURES = ("n_clusters", "efficiency", "mass_fraction", "modularity", "accuracy", "fraction_matched")
+
+#: Axis names of the sweep's measures, for readers who do not know the column names.
+MEASURE_NAMES = {
+    "n_clusters": "number of clusters",
+    "largest": "largest cluster (nodes)",
+    "singletons": "clusters of one node",
+    "n_iterations": "iterations",
+    "seconds": "seconds",
+    "efficiency": "efficiency",
+    "mass_fraction": "weight inside clusters",
+    "area_fraction": "area fraction",
+    "modularity": "modularity",
+    "split_join_previous": "change from previous\n(split/join distance)",
+    "sensitivity": "sensitivity\n(complexes covered)",
+    "ppv": "PPV (clusters\nin one complex)",
+    "accuracy": "accuracy\nagainst complexes",
+    "separation": "separation\nagainst complexes",
+    "fraction_matched": "complexes recovered\n(fraction)",
+}
 
 
 def _sweep_table(result):
@@ -550,8 +598,13 @@ def _numeric(values):
     )
 
 
-def plot_sweep(result, measures=None, *, ax=None):
+def plot_sweep(result, measures=None, *, ax=None, chosen=None, title="How the clusters change with inflation"):
     """Plot clustering measures against inflation.
+
+    Each measure is on an axis named for a reader (:data:`MEASURE_NAMES`:
+    ``n_clusters`` is "number of clusters", ``fraction_matched``
+    "complexes recovered", ...); a measure without a name there is shown
+    under its own.
 
     Parameters
     ----------
@@ -567,6 +620,10 @@ def plot_sweep(result, measures=None, *, ax=None):
     ax : matplotlib Axes or sequence of Axes, optional
         One Axes for all measures, or one per measure.  Default: a new
         pyplot figure with one panel per measure, sharing the inflation axis.
+    chosen : float, optional
+        The inflation used, marked on every panel by a dashed line.
+    title : str, optional
+        Title over the panels; None for none.
 
     Returns
     -------
@@ -577,8 +634,8 @@ def plot_sweep(result, measures=None, *, ax=None):
     >>> import networkx as nx
     >>> from netmcl.sweep import sweep
     >>> result = sweep(nx.karate_club_graph(), inflations=[1.4, 2, 3])
-    >>> [a.get_ylabel() for a in plot_sweep(result)]
-    ['n_clusters', 'efficiency', 'mass_fraction', 'modularity']
+    >>> [a.get_ylabel() for a in plot_sweep(result, chosen=2.0)]
+    ['number of clusters', 'efficiency', 'weight inside clusters', 'modularity']
     >>> [a.get_ylabel() for a in plot_sweep({1.4: {"clusters": 1}, 2.0: {"clusters": 3}})]
     ['clusters']
     >>> import matplotlib.pyplot as plt; plt.close("all")
@@ -604,12 +661,21 @@ def plot_sweep(result, measures=None, *, ax=None):
         axes = [ax] * len(measures)
     for k, (a, m) in enumerate(zip(axes, measures)):
         values = np.array([np.nan if v is None else v for v in table[m]], dtype=float)
-        a.plot(inflation, values, "o-", color=_LINE_COLORS[k % len(_LINE_COLORS)], label=m)
-        a.set_ylabel(m)
+        name = MEASURE_NAMES.get(m, m)
+        a.plot(inflation, values, "o-", color=_LINE_COLORS[k % len(_LINE_COLORS)], label=name.replace("\n", " "))
+        a.set_ylabel(name)
     unique = list(dict.fromkeys(axes))
+    marks = []
     for a in unique:
         a.grid(True, alpha=0.3)
-    unique[-1].set_xlabel("inflation")
+        if chosen is not None:
+            marks.append(a.axvline(float(chosen), color="#555555", linestyle="--", linewidth=1,
+                                   label=f"chosen: {float(chosen):g}"))
+    unique[-1].set_xlabel("inflation (-I)")
+    if title is not None:
+        unique[0].set_title(title)
+    if marks and len(unique) == len(measures):  # one panel per measure: the mark's legend on the first
+        unique[0].legend(handles=marks[:1], frameon=False, fontsize="small")
     if len(unique) < len(measures):
         for a in unique:
             a.set_ylabel("")
