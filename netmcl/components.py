@@ -35,7 +35,7 @@ log = logging.getLogger("netmcl")
 GROUP_NODES = 4096
 
 
-def component_groups(matrix, *, group_nodes=GROUP_NODES):
+def component_groups(matrix, *, group_nodes=GROUP_NODES, components=weak_components):
     """Node sets to iterate separately: big components alone, small ones packed.
 
     Parameters
@@ -44,6 +44,10 @@ def component_groups(matrix, *, group_nodes=GROUP_NODES):
         The start matrix (its pattern decides the components).
     group_nodes : int
         Target size of a group of small components.
+    components : callable
+        ``components(matrix) -> (count, labels)`` (default
+        :func:`netmcl.sparse.weak_components`; the loop passes its engine's
+        :meth:`~netmcl.engines.Engine.components`).
 
     Returns
     -------
@@ -59,7 +63,7 @@ def component_groups(matrix, *, group_nodes=GROUP_NODES):
     [[0, 1], [2, 3], [4]]
     """
     n = matrix.shape[0]
-    ncomp, comp = weak_components(matrix)
+    ncomp, comp = components(matrix)
     if ncomp <= 1:
         return [np.arange(n)]
     sizes = np.bincount(comp, minlength=ncomp)

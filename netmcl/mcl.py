@@ -25,7 +25,7 @@ from .engines import get_engine
 from .exceptions import ConvergenceWarning, ParameterError
 from .interpret import interpret, sort_clusters
 from .params import MclParams, parameters_doc, signature_with_parameters, split_options
-from .sparse import inflate_columns, normalize_columns
+from .sparse import start_of
 
 __all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "cluster_graph", "CHAOS_LIMIT"]
 
@@ -65,17 +65,13 @@ def start_matrix(graph, params):
     return _start(graph, params).to_scipy()
 
 
-def _start(graph, params):
-    """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy)."""
-    m = graph.csc
-    m = m.with_max_loops() if params.discard_loops else m.copy()  # a copy: the graph's arrays stay untouched
-    if params.loop_gain is not None:
-        on = m.indices == m.columns()
-        m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
-    if params.preinflation is not None:
-        inflate_columns(m.indptr, m.data, float(params.preinflation))
-    normalize_columns(m.indptr, m.data)
-    return m
+def _start(graph, params, engine=None):
+    """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy),
+    computed by `engine` (:meth:`Engine.start_matrix`) or NumPy."""
+    if engine is not None:
+        return engine.start_matrix(graph.csc, params)
+    return start_of(graph.csc, discard_loops=params.discard_loops, loop_gain=params.loop_gain,
+                    preinflation=params.preinflation)
 
 
 class MclState:
@@ -177,7 +173,7 @@ def first_expansion(graph, params, engine):
     stats : IterationStats
         The first iteration's statistics.
     """
-    engine.load(_start(graph, params), n_rule=graph.n)
+    engine.load(_start(graph, params, engine), n_rule=graph.n)
     stats = engine.iterate(None, params.pruning())
     return engine.result().copy(), stats
 
@@ -215,10 +211,10 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
     until convergence or the cap, yield an :class:`MclState` after each
     iteration (for a resumed run that had already converged, one state for
     its last iteration)."""
-    current, history = (_start(graph, params), []) if resume is None else (resume[0], list(resume[1]))
+    current, history = (_start(graph, params, engine), []) if resume is None else (resume[0], list(resume[1]))
     if release_input:
         graph._release_weights()
-    groups = component_groups(current) if decompose else [None]
+    groups = component_groups(current, components=engine.components) if decompose else [None]
     if len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
         engine = GroupedEngine(engine, groups, chaos_limit=CHAOS_LIMIT)
     engine.load(current, n_rule=graph.n)

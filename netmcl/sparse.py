@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 __all__ = [
-    "CscMatrix", "c_pow", "column_sums", "indptr_of", "inflate_columns", "normalize_columns", "sequential_sum", "spans",
+    "CscMatrix", "c_pow", "column_sums", "start_of", "indptr_of", "inflate_columns", "normalize_columns", "sequential_sum", "spans",
     "weak_components",
 ]
 
@@ -444,6 +444,29 @@ def inflate_columns(indptr, data, power):
 
 # ---------------------------------------------------------------------------
 # one iteration: expansion
+
+
+def start_of(matrix, *, discard_loops=True, loop_gain=None, preinflation=None):
+    """mcl's start matrix of a graph's weights, in NumPy: in mcl's order, the
+    loops replaced by each column's largest value (`discard_loops`), the loops
+    multiplied by `loop_gain` (``-c``), one inflation by `preinflation`
+    (``-pi``), and every column made stochastic.  The graph's arrays are not
+    changed.
+
+    Examples
+    --------
+    >>> m = CscMatrix([0, 1, 2], [1, 0], [0.5, 0.5], 2)
+    >>> start_of(m).toarray().tolist()
+    [[0.5, 0.5], [0.5, 0.5]]
+    """
+    m = matrix.with_max_loops() if discard_loops else matrix.copy()
+    if loop_gain is not None:
+        on = m.indices == m.columns()
+        m.data[on] = (m.data[on].astype(np.float64) * loop_gain).astype(np.float32)
+    if preinflation is not None:
+        inflate_columns(m.indptr, m.data, float(preinflation))
+    normalize_columns(m.indptr, m.data)
+    return m
 
 
 def weak_components(matrix):

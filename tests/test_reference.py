@@ -421,3 +421,23 @@ def test_clusters_equal_live_mcl(seed, mcl_binary, tmp_path):
         expected = mg.run_mcl(path, args)
         clustering = netmcl.mcl(graph, engine="reference", attribute=None, **mg.mcl_kwargs(args))
         assert_same(clustering, expected, f"{path.name} ({' '.join(args)}, reference engine)")
+
+
+def test_the_cpu_engines_start_matrix_and_components_are_numpys(tmp_path):
+    """The loop asks its engine for the start matrix and the components; the CPU engine's compiled
+    versions give the bits and labels of the NumPy defaults, with every preprocessing flag."""
+    from netmcl.engines import Engine
+    from netmcl.sparse import weak_components
+
+    rng = np.random.default_rng(7)
+    for n in (1, 30, 300):
+        a, b = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+        graph = netmcl.SparseGraph.from_edges(a, b, rng.random(3 * n) + 0.01, n=n, symmetrize=bool(n % 2))
+        for kwargs in ({}, {"discard_loops": False}, {"loop_gain": 2.5, "preinflation": 1.7}):
+            params = MclParams.build(**kwargs)
+            numpy_form = Engine.start_matrix(Engine(), graph.csc, params)
+            compiled = get_engine("cpu").start_matrix(graph.csc, params)
+            _assert_same_iterand(compiled, numpy_form, f"start matrix {n} {kwargs}")
+        count, labels = get_engine("cpu").components(numpy_form)
+        want_count, want_labels = weak_components(numpy_form)
+        assert count == want_count and labels.tolist() == want_labels.tolist()

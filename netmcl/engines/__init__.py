@@ -192,6 +192,28 @@ class Engine:
         """The current iterand on the host, as a :class:`~netmcl.sparse.CscMatrix`."""
         raise NotImplementedError
 
+    def start_matrix(self, matrix, params):
+        """mcl's start matrix of a graph's weights (:func:`netmcl.sparse.start_of`
+        with `params`' ``discard_loops``, ``loop_gain`` and ``preinflation``).
+
+        The loop asks the engine, which may compute it faster, to the same
+        bits (the CPU engine uses its compiled kernels); the default is
+        NumPy's.
+        """
+        from ..sparse import start_of
+
+        return start_of(matrix, discard_loops=params.discard_loops, loop_gain=params.loop_gain,
+                        preinflation=params.preinflation)
+
+    def components(self, matrix):
+        """``(count, labels)``: the weakly connected components of `matrix`'s
+        pattern, numbered by their smallest node
+        (:func:`netmcl.sparse.weak_components`; an engine may compute them
+        faster)."""
+        from ..sparse import weak_components
+
+        return weak_components(matrix)
+
     def release_scratch(self):
         """Free what the iterations keep between them besides the iterand
         (a group of components that has converged while others iterate);

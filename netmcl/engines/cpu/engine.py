@@ -458,6 +458,32 @@ class CpuEngine(Engine):
         self.load(m, n_rule=self.n_rule)
         return int(emptied.size)
 
+    def start_matrix(self, matrix, params):
+        """The start matrix by the compiled kernels (the same bits as NumPy's, faster)."""
+        K = kernels()
+        n = matrix.shape[0]
+        if params.discard_loops:
+            room = matrix.nnz + n  # every column may gain a loop
+            rows, vals = Appender(np.int32, room, room), Appender(np.float32, room, room)
+            indptr, count = K.with_max_loops(matrix.indptr, matrix.indices, matrix.data, rows.room(room),
+                                             vals.room(room))
+            m = CscMatrix(indptr, rows.array(count), vals.array(count), n)
+        else:
+            m = matrix.copy()
+        if params.loop_gain is not None:
+            on = m.indices == m.columns()
+            m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
+        if params.preinflation is not None:
+            K.inflate_columns(m.indptr, m.data, float(params.preinflation))
+        K.normalize_columns(m.indptr, m.data)
+        return m
+
+    def components(self, matrix):
+        """The components by the compiled union-find (the labels of NumPy's, faster)."""
+        count, labels = kernels().weak_labels(np.ascontiguousarray(matrix.indptr, dtype=np.int64),
+                                              np.ascontiguousarray(matrix.indices, dtype=np.int32))
+        return int(count), labels
+
     def release_scratch(self):
         self._local = threading.local()  # every thread's work arrays
 
