@@ -299,15 +299,15 @@ class MclParams:
             P, S, R, pct = SCHEMES[scheme]
         if resource is not None:
             resource = _number("resource", resource, integer=True)
-            if resource < 0:
-                _fail("resource", "a non-negative integer", resource)
+            if resource < 1:
+                _fail("resource", "a positive integer, as in mcl", resource)
             S = R = resource
             if scheme is None:  # as mcl: -resource sets P only where neither -P nor -scheme did
                 P = 10 * resource
         if pruning_threshold is not None:
             p = _number("pruning_threshold", pruning_threshold)
-            if not 0 < p < 1:
-                _fail("pruning_threshold", "a float in (0, 1)", pruning_threshold)
+            if not 0 < p <= 0.1:
+                _fail("pruning_threshold", "a float in (0, 0.1], as in mcl", pruning_threshold)
             P = int(math.floor(1.0 / float(np.float32(p))))  # mcl reads -p into a float
         for name, value in (("pruning_number", pruning_number), ("select", select), ("recover", recover)):
             if value is not None:

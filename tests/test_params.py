@@ -50,3 +50,18 @@ def test_sweep_and_the_subcommands_take_the_table_parameters():
     result = netmcl.sweep(G, [2.0], engine="cpu", threads=1, scheme=3, max_iterations=50)
     assert list(result[2.0]) == list(netmcl.mcl(G, scheme=3, threads=1, attribute=None))
     assert set(_SHARED) <= set(NAMES)
+
+
+@pytest.mark.parametrize("kwargs, accepted", [
+    ({"resource": 0}, False), ({"resource": 1}, True),
+    ({"pruning_threshold": 0.1}, True), ({"pruning_threshold": 0.11}, False),
+    ({"inflation": 30}, True), ({"inflation": 30.5}, False),
+])
+def test_parameter_ranges_are_mcls(kwargs, accepted):
+    """-resource from 1, -p up to 0.1, -I up to 30: what mcl 22-282 accepts (mcl refuses the others, or for -I
+    ignores them and clusters at 2)."""
+    if accepted:
+        netmcl.MclParams.build(**kwargs)
+    else:
+        with pytest.raises(netmcl.ParameterError):
+            netmcl.MclParams.build(**kwargs)
