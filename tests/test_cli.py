@@ -502,17 +502,10 @@ def test_subcommands_are_dispatched(monkeypatch, capsys):
     assert err == "netmcl: error: the 'dist' command is not available in this installation of netmcl.\n"
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("netmcl.cli.tools") is None, reason="netmcl.cli.tools not written yet"
-)
 @pytest.mark.parametrize("command", SUBCOMMANDS)
-def test_subcommands_reach_cli_tools(capsys, command):
-    import netmcl.cli.tools as tools
-
-    if not hasattr(tools, f"{command}_main"):
-        pytest.skip(f"netmcl.cli.tools.{command}_main not written yet")
+def test_every_subcommand_answers_help(capsys, command):
     status, out, _ = run([command, "--help"], capsys)
-    assert status == 0 and out
+    assert status == 0 and f"netmcl {command}" in out
 
 
 # ---------------------------------------------------------------- after the clustering

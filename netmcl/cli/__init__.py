@@ -28,6 +28,8 @@ __all__ = ["main", "output_name"]
 
 #: ``netmcl <command> ...`` runs ``netmcl.cli.tools.<command>_main(args)``.
 SUBCOMMANDS = ("dist", "info", "sweep", "string", "bfs", "paths", "components")
+#: the module of netmcl.cli holding each subcommand's ``<command>_main``
+_COMMAND_MODULES = {"bfs": "traversal", "paths": "traversal", "components": "traversal"}
 
 _PROG = "netmcl"
 
@@ -370,10 +372,10 @@ def _run(args):
 
 def _subcommand(name, argv):
     try:
-        tools = importlib.import_module("netmcl.cli.tools")
-        entry = getattr(tools, f"{name}_main")
+        module = f"netmcl.cli.{_COMMAND_MODULES.get(name, 'tools')}"
+        entry = getattr(importlib.import_module(module), f"{name}_main")
     except ModuleNotFoundError as exc:
-        if exc.name not in ("netmcl.cli.tools", "netmcl"):
+        if exc.name not in (module, "netmcl"):
             _error(f"'{name}' needs {exc.name}, which is not installed.")
         else:
             _error(f"the '{name}' command is not available in this installation of netmcl.")

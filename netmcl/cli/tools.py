@@ -425,23 +425,3 @@ def string_main(argv):
     """
     return _command("string", _string, argv)
 
-
-def bfs_main(argv):
-    """``netmcl bfs FILE -s NODE ...``: hop distances (see :mod:`netmcl.cli.traversal`)."""
-    from .traversal import bfs_main as run
-
-    return run(argv)
-
-
-def paths_main(argv):
-    """``netmcl paths FILE -s NODE ...``: shortest-path distances (see :mod:`netmcl.cli.traversal`)."""
-    from .traversal import paths_main as run
-
-    return run(argv)
-
-
-def components_main(argv):
-    """``netmcl components FILE``: connected components (see :mod:`netmcl.cli.traversal`)."""
-    from .traversal import components_main as run
-
-    return run(argv)
