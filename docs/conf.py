@@ -69,7 +69,7 @@ def _tutorial_pictures():
     """Run tutorial 3 (in a scratch directory) unless its pictures are newer than it and netmcl's drawing code."""
     script = ROOT / "tutorials" / "03_draw_and_cytoscape.py"
     pictures = [GENERATED / f"{name}.png" for name in TUTORIAL_PICTURES]
-    sources = [script, ROOT / "netmcl" / "viz" / "plot.py", ROOT / "netmcl" / "viz" / "palette.py"]
+    sources = [script, ROOT / "netmcl" / "viz" / "plot.py", ROOT / "netmcl" / "palette.py"]
     newest = max(p.stat().st_mtime for p in sources)
     if all(p.exists() and p.stat().st_mtime > newest for p in pictures):
         return

@@ -30,7 +30,7 @@ from .params import MclParams
 # eager: importing the submodule netmcl.sweep later would otherwise rebind the name to it
 from .sweep import SweepResult, sweep
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
 
 # imported on first use, so that a clustering run (the command line) loads
 # none of them: name -> (module, attribute or None for the module itself)

@@ -130,7 +130,7 @@ def write_checkpoint(path, matrix, stats, *, graph_digest, params):
     >>> state["iteration"], state["matrix"].indices.tolist(), state["stats"][0].chaos
     (1, [1, 0], 0.5)
     """
-    from . import __version__
+    from ._version import __version__
 
     path = os.fspath(path)
     indptr = np.ascontiguousarray(matrix.indptr, dtype=np.int64)

@@ -30,7 +30,7 @@ if "py4cytoscape" not in sys.modules:
 
 import netmcl  # noqa: E402
 from netmcl import CytoscapeError, ParameterError  # noqa: E402
-from netmcl.viz.palette import NEUTRAL, PALETTE, cluster_colors  # noqa: E402
+from netmcl.palette import NEUTRAL, PALETTE, cluster_colors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ pytest.importorskip("matplotlib")
 
 import netmcl  # noqa: E402
 from netmcl import ParameterError  # noqa: E402
-from netmcl.viz.palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks  # noqa: E402
+from netmcl.palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks  # noqa: E402
 from netmcl.analysis import quality  # noqa: E402
 from netmcl.datasets import load_collins2007  # noqa: E402
 from netmcl.viz.plot import cluster_layout, draw, draw_to_file, plot_sizes, plot_sweep  # noqa: E402

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import netmcl
-from netmcl.viz.palette import PALETTE, cluster_colors
+from netmcl.palette import PALETTE, cluster_colors
 from netmcl.datasets import load_cyc2008
 from netmcl.exceptions import ParameterError
 from netmcl.io.r import to_r

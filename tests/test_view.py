@@ -174,7 +174,7 @@ def test_jupyter_shows_the_view_inline_in_a_sandboxed_frame(tmp_path):
     image = pytest.importorskip("matplotlib.image")
     import numpy as np
 
-    from netmcl.viz.palette import PALETTE, hex_to_rgb
+    from netmcl.palette import PALETTE, hex_to_rgb
 
     G = nx.karate_club_graph()
     cl = netmcl.mcl(G)

@@ -18,7 +18,7 @@ import sys
 import warnings
 
 
-from .. import __version__
+from .._version import __version__
 from ..exceptions import NetmclError, ParameterError
 from ..io import read_abc, read_mci, write_clusters
 from ..params import MclParams, split_options

@@ -26,7 +26,7 @@ Cluster numbers are netmcl's and mcl's: 0 is the largest cluster.
 import math
 import numbers
 
-from ..viz.palette import NEUTRAL, PALETTE, cluster_colors
+from ..palette import NEUTRAL, PALETTE, cluster_colors
 from ..exceptions import ParameterError
 
 __all__ = ["to_r"]

@@ -378,7 +378,7 @@ def run_report(clustering, *, graph=None, input_path=None, extra=None):
     >>> report["parameters"]["inflation"], report["result"]["n_clusters"], len(report["iterations"])
     (2.0, 3, 10)
     """
-    from .. import __version__
+    from .._version import __version__
 
     iterations = []
     for k, stats in enumerate(clustering.stats, start=1):

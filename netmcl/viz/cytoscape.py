@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 
-from .palette import NEUTRAL, cluster_colors
+from ..palette import NEUTRAL, cluster_colors
 from ..adapters import node_labels, to_networkx
 from ..exceptions import BackendUnavailableError, CytoscapeError, ParameterError
 

@@ -29,7 +29,7 @@ from importlib import resources
 import numpy as np
 
 from .names import cluster_names, node_names
-from .palette import NEUTRAL, cluster_colors
+from ..palette import NEUTRAL, cluster_colors
 from ..adapters import to_sparse_graph
 from ..exceptions import ParameterError
 from ..io import atomic_write

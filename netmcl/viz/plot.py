@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from .names import cluster_names, node_names
-from .palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks
+from ..palette import NEUTRAL, PALETTE, cluster_colors, hex_to_rgb, size_ranks
 from ..adapters import to_sparse_graph
 from ..exceptions import BackendUnavailableError, ParameterError
 from ..io import atomic_write

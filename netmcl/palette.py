@@ -12,7 +12,7 @@ The colours are Paul Tol's colour-blind safe "muted" qualitative scheme
 
 import re
 
-from ..exceptions import ParameterError
+from .exceptions import ParameterError
 
 __all__ = ["PALETTE", "NEUTRAL", "cluster_colors", "size_ranks", "hex_to_rgb"]
 
