@@ -261,12 +261,12 @@ class DaskEngine(Engine):
 
     def _gather(self, futures):
         """The futures' values; a clear error when the cluster has had no worker for `lost_after` seconds."""
-        from distributed import wait
+        from distributed.client import _wait
 
         lost = None
         while True:
             try:
-                wait(futures, timeout=1.0)
+                self.client.sync(_wait, futures, timeout=1.0)
                 break
             except TimeoutError:
                 if self.client.scheduler_info()["workers"]:
