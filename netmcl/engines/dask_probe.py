@@ -10,9 +10,14 @@ def why_unavailable():
 
     Examples
     --------
-    >>> why_unavailable() is None or "distributed" in why_unavailable()
+    >>> why_unavailable() is None or "not installed" in why_unavailable()
     True
     """
-    if importlib.util.find_spec("distributed") is None:
-        return "the Dask engine needs dask.distributed, which is not installed."
+    for module in ("dask", "distributed"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ImportError:
+            found = False
+        if not found:
+            return f"the Dask engine needs {module}, which is not installed."
     return None
