@@ -36,7 +36,7 @@ import uuid
 import numpy as np
 
 from ..exceptions import NetmclError, ParameterError
-from ..sparse import CscMatrix
+from ..sparse import CscMatrix, spans
 from . import Engine, IterationStats
 
 __all__ = ["DaskEngine"]
@@ -99,14 +99,27 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, bounds, *parts):
     cap = max(int(0.99999 / cut) + 1 if cut > 0 else n, select, recover, 1)
     room = int((np.minimum(np.minimum(flops[lo:hi], n), cap) + 1).sum())
     run = K.run_size(n, C.WIDE_RUNS, C.lane_nodes(L2_BYTES), C.narrow_nodes(L2_BYTES))
+    sequence = np.arange(n, dtype=np.int64)
+    order = _order(n_rule, n, lo, hi, flops, leaders)
+    if order is not None:
+        sequence[lo:hi] = order
     cnt, idx, val, chaos, st = K.expand_columns(
-        n_rule, n, colstart, colstop, indices, exc, none, none, data, flops, cuts, np.arange(n, dtype=np.int64),
+        n_rule, n, colstart, colstop, indices, exc, none, none, data, flops, cuts, sequence,
         lo, hi, cut, select, recover, pct, 0.0 if inflation is None else inflation, C.LANE_SHARING, C.LONE_READS,
         least, run, room, K.work_arrays(n, run),
     )
-    indptr = np.zeros(hi - lo + 1, dtype=np.int64)
-    np.cumsum(cnt.ravel(), out=indptr[1:])
+    cnt = cnt.ravel()
     idx = idx.astype(np.int32, copy=False)
+    if order is not None:  # the columns back in column order
+        at = np.zeros(hi - lo, dtype=np.int64)
+        np.cumsum(cnt[:-1], out=at[1:])
+        position = np.empty(hi - lo, dtype=np.int64)
+        position[order - lo] = np.arange(hi - lo)
+        cnt = cnt[position]
+        entries = spans(at[position], cnt)
+        idx, val = idx[entries], val[entries]
+    indptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    np.cumsum(cnt, out=indptr[1:])
     stats = {
         "chaos": float(chaos) if hi > lo else 0.0,
         "st": np.asarray(st, dtype=np.float64),
@@ -117,6 +130,26 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, bounds, *parts):
         "seconds": time.perf_counter() - t0,
     }
     return (lo, hi, indptr, idx, val), stats
+
+
+def _order(n_rule, n, lo, hi, flops, leaders):
+    """The order in which to compute columns lo..hi-1 (None: column order), as
+    ``CpuEngine._order`` chooses it, on the block's own columns: heavy columns
+    first, those whose chains of largest entries end at the same column
+    together (a speed choice only; no column's result depends on it)."""
+    from .cpu import _constants as C
+
+    block = slice(lo, hi)
+    heavy = (flops[block] * 10 >= n_rule) & (flops[block] * 2 >= n)
+    if np.count_nonzero(heavy) < 2 * C.RUN:
+        return None
+    roots = np.arange(n, dtype=np.int64)  # a chain leaving the block ends where it leaves
+    roots[block] = leaders[block]
+    links = roots.copy()
+    for _ in range(int(n).bit_length()):
+        roots = roots[roots]
+    roots = np.minimum(roots, roots[links[roots]])
+    return lo + np.lexsort((roots[block], ~heavy))
 
 
 def _block_with_engine(name, n_rule, n, inflation, pruning, bounds, block):
@@ -231,6 +264,7 @@ class DaskEngine(Engine):
         self._iteration = 0
         self._futures = []  # per block, the future of (lo, hi, indptr, rows, values)
         self._reads = []  # per block, the blocks its next expansion reads
+        self._sizes = []  # per block, its bytes
         self.n = self.n_rule = 0
         self.bounds = np.zeros(1, dtype=np.int64)
         self._least = 0.0
@@ -251,13 +285,14 @@ class DaskEngine(Engine):
         self.bounds = np.unique(np.concatenate([[0], cuts, [self.n]])).astype(np.int64)
         self._least = float(m.data.min()) if m.nnz else 0.0
         self._iteration += 1
-        self._futures, self._reads = [], []
+        self._futures, self._reads, self._sizes = [], [], []
         for b, (lo, hi) in enumerate(zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist())):
             at, to = int(m.indptr[lo]), int(m.indptr[hi])
             indices = m.indices[at:to].astype(np.int32)
             block = (lo, hi, m.indptr[lo : hi + 1] - at, indices, m.data[at:to].copy())
             self._futures.append(self.client.submit(_block_of, *block, key=self._key("start", b), pure=False))
             self._reads.append(np.union1d(_reads(indices, self.bounds), [b]))
+            self._sizes.append(sum(a.nbytes for a in block[2:]))
 
     def _gather(self, futures):
         """The futures' values; a clear error when the cluster has had no worker for `lost_after` seconds."""
@@ -291,7 +326,7 @@ class DaskEngine(Engine):
             raise ParameterError(f"The inflation of an iteration must be positive. Got {inflation!r} instead.")
         self._iteration += 1
         where = self.client.who_has(self._futures)
-        sizes = self._sizes if hasattr(self, "_sizes") else None
+        sizes = self._sizes
         steps, remote = [], 0
         for b, (lo, hi) in enumerate(zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist())):
             if self.worker_engine != "cpu":
