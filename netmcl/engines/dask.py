@@ -316,7 +316,7 @@ class DaskEngine(Engine):
         try:
             return self.client.gather(futures)
         except Exception as exc:
-            if type(exc).__name__ in ("KilledWorker", "FutureCancelledError", "CancelledError"):
+            if type(exc).__name__ in ("KilledWorker", "FutureCancelledError", "FuturesCancelledError", "CancelledError"):
                 raise NetmclError(f"The Dask cluster lost the iteration's work: {exc}") from exc
             raise
 
