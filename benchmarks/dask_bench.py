@@ -75,8 +75,8 @@ def main():
     lines += [f"| {name} | {s:.2f} | {s / rows['cpu']:.2f} |" for name, s in rows.items()]
     lines += ["", "| iteration | entries kept | bytes between workers | dask s (per worker) | cpu s |",
               "| --- | --- | --- | --- | --- |"]
-    lines += [f"| {k + 1} | {s.kept:,} | {m:,} | {s.seconds:.3f} ({', '.join(f'{x:.3f}' for x in w)}) | {c.seconds:.3f} |"
-              for k, (s, m, w, c) in enumerate(zip(dask.stats, moved, per_worker, cpu.stats))]
+    lines += [f"| {k + 1} | {s.kept:,} | {m:,} | {s.seconds:.3f} ({', '.join(f'{x:.3f}' for x in w)}) "
+              f"| {c.seconds:.3f} |" for k, (s, m, w, c) in enumerate(zip(dask.stats, moved, per_worker, cpu.stats))]
     Path(args.output).write_text("\n".join(lines) + "\n")
     Path(args.output).with_suffix(".json").write_text(json.dumps(
         {"seconds": rows, "bytes_between_workers": moved, "worker_seconds": per_worker}, indent=1))

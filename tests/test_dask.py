@@ -161,11 +161,10 @@ def test_worker_engine_runs_another_engine_on_the_workers(client, tmp_path):
 
 def test_the_command_line_takes_a_scheduler_address(cluster, tmp_path):
     case = _case("cathat", "cathat")
-    graph_file = mg.DATA / GOLDEN["cathat"]["inputs"]["cathat"]["file"] if "file" in GOLDEN["cathat"]["inputs"][
-        "cathat"] else None
-    if graph_file is None:
-        graph_file = tmp_path / "cathat.abc"
-        graph_file.write_text(GOLDEN["cathat"]["inputs"]["cathat"]["abc"])
+    spec = GOLDEN["cathat"]["inputs"]["cathat"]
+    graph_file = mg.DATA / spec["file"] if "file" in spec else tmp_path / "cathat.abc"
+    if "file" not in spec:
+        graph_file.write_text(spec["abc"])
     out = tmp_path / "out"
     subprocess.run([sys.executable, "-m", "netmcl", str(graph_file), "--abc", "-o", str(out), "--engine", "dask",
                     "--scheduler", cluster.scheduler_address], check=True, cwd=Path(__file__).parent.parent,
@@ -183,7 +182,8 @@ def test_without_a_client_the_error_says_how_to_make_one():
 
 def test_losing_every_worker_is_a_clear_error():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local, distributed.Client(local, set_as_default=False) as c:
+                                  dashboard_address=None) as local, \
+            distributed.Client(local, set_as_default=False) as c:
         engine = get_engine("dask", client=c, lost_after=1.0)
         start = netmcl.graph.SparseGraph.from_edges([0, 1], [1, 2])
         states = _states(start, MclParams(), engine, decompose=False)

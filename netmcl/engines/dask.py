@@ -42,6 +42,10 @@ from . import Engine, IterationStats
 __all__ = ["DaskEngine"]
 
 
+#: what distributed raises where a task's inputs or its workers were lost beyond recovery
+_LOST = ("KilledWorker", "FutureCancelledError", "FuturesCancelledError", "CancelledError")
+
+
 def _client(client, scheduler):
     """The Dask client of an engine: `client`, one connected to `scheduler`, or the default client."""
     import distributed
@@ -316,7 +320,7 @@ class DaskEngine(Engine):
         try:
             return self.client.gather(futures)
         except Exception as exc:
-            if type(exc).__name__ in ("KilledWorker", "FutureCancelledError", "FuturesCancelledError", "CancelledError"):
+            if type(exc).__name__ in _LOST:
                 raise NetmclError(f"The Dask cluster lost the iteration's work: {exc}") from exc
             raise
 
@@ -395,8 +399,11 @@ class DaskEngine(Engine):
         yields ``(clustering, seconds)`` in the order of `settings`."""
         g = self.client.submit(_same, graph, key=f"netmcl-{self._run}-graph", pure=False)
         e = self.client.submit(_same, expansion, key=f"netmcl-{self._run}-expansion", pure=False)
+        workers = sorted(self.client.scheduler_info()["workers"]) or [None]
+        # spread over the workers (the inputs' holder would otherwise take them all), any other one if it is lost
         runs = [self.client.submit(_sweep_run, g, prm, e, first, key=f"netmcl-{self._run}-sweep-{k}", pure=False,
-                                   retries=2) for k, prm in enumerate(settings)]
+                                   retries=2, workers=workers[k % len(workers)], allow_other_workers=True)
+                for k, prm in enumerate(settings)]
         for run in runs:
             yield self._gather([run])[0]
 
