@@ -181,8 +181,8 @@ def test_without_a_client_the_error_says_how_to_make_one():
 
 
 def test_losing_every_worker_is_a_clear_error():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local, \
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  worker_dashboard_address=None) as local, \
             distributed.Client(local, set_as_default=False) as c:
         engine = get_engine("dask", client=c, lost_after=1.0)
         start = netmcl.graph.SparseGraph.from_edges([0, 1], [1, 2])
