@@ -171,6 +171,15 @@ def test_the_command_line_takes_a_scheduler_address(cluster, tmp_path):
                    capture_output=True, text=True)
     clusters = [line.split("\t") for line in out.read_text().splitlines()]
     assert clusters == case["clusters"]
+    tables = []
+    for engine in (["--engine", "dask", "--scheduler", cluster.scheduler_address], ["--engine", "cpu"]):
+        table = tmp_path / f"sweep-{engine[1]}.tsv"
+        subprocess.run([sys.executable, "-m", "netmcl", "sweep", str(graph_file), "-I", "1.4", "3", "-o", str(table),
+                        *engine], check=True, cwd=Path(__file__).parent.parent, capture_output=True, text=True)
+        rows = [line.split("\t") for line in table.read_text().splitlines()]
+        timed = rows[0].index("seconds")
+        tables.append([row[:timed] + row[timed + 1:] for row in rows])
+    assert tables[0] == tables[1] and len(tables[0]) == 3
 
 
 def test_without_a_client_the_error_says_how_to_make_one():
