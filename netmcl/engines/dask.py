@@ -243,9 +243,16 @@ class DaskEngine(Engine):
 
     Examples
     --------
-    >>> from distributed import Client, LocalCluster          # doctest: +SKIP
-    >>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1))  # doctest: +SKIP
-    >>> netmcl.mcl(G, engine="dask", client=client)           # doctest: +SKIP
+    Two workers in this process (``processes=True`` gives them processes of
+    their own; ``Client("tcp://HOST:8786")`` joins a running cluster):
+
+    >>> import networkx as nx
+    >>> import netmcl
+    >>> from distributed import Client, LocalCluster
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+    ...                   worker_dashboard_address=None) as cluster, Client(cluster) as client:
+    ...     list(netmcl.mcl(nx.barbell_graph(4, 0), engine="dask", client=client, attribute=None))
+    [[0, 1, 2, 3], [4, 5, 6, 7]]
     """
 
     name = "dask"
