@@ -203,3 +203,21 @@ def test_losing_every_worker_is_a_clear_error():
             time.sleep(0.1)
         with pytest.raises(netmcl.NetmclError, match="no worker"):
             next(states)
+
+
+def test_an_iteration_split_in_expansion_and_inflation_is_the_cpu_engines(client, tmp_path):
+    """``iterate(None)`` then ``inflate(I)``, as a sweep's shared first iteration does, block by block."""
+    from netmcl.mcl import _start, inflation_at
+
+    graph = _graph("random", "r37-er-n188-d24-wide", tmp_path)
+    params = MclParams.build(inflation=1.4)
+    engines = [get_engine("cpu", threads=1), get_engine("dask", client=client, blocks=2)]
+    results = []
+    for engine in engines:
+        engine.load(_start(graph, params), n_rule=graph.n)
+        stats = engine.iterate(None, params.pruning())
+        emptied = engine.inflate(inflation_at(params, 1))
+        stats2 = engine.iterate(inflation_at(params, 2), params.pruning())
+        results.append((engine.result(), stats.chaos, stats.kept, emptied, stats2.chaos))
+    assert _same_matrix(results[0][0], results[1][0])
+    assert results[0][1:] == results[1][1:]
