@@ -54,7 +54,7 @@ def main():
     t0 = time.perf_counter()
     cpu = netmcl.mcl(graph, engine="cpu", threads=t, attribute=None)
     rows["cpu"] = time.perf_counter() - t0
-    with LocalCluster(n_workers=t, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=t, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         client.run(lambda: __import__("netmcl.engines.cpu._compiled", fromlist=["kernels"]).kernels())
         t0 = time.perf_counter()

@@ -33,7 +33,7 @@ from test_fidelity import GOLDEN, assert_same, mg  # noqa: E402
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c:
         yield c
 
 
@@ -157,6 +157,7 @@ def test_worker_engine_runs_another_engine_on_the_workers(client, tmp_path):
     clustering = netmcl.mcl(graph, engine="dask", client=client, worker_engine="reference", attribute=None,
                             **mg.mcl_kwargs(case["args"]))
     assert_same(clustering, case, "r30 with the reference engine on the workers")
+    assert all(set(s.extra["worker_engines"]) == {"reference"} for s in clustering.stats if s.seconds)
 
 
 def test_the_command_line_takes_a_scheduler_address(cluster, tmp_path):
@@ -190,8 +191,8 @@ def test_without_a_client_the_error_says_how_to_make_one():
 
 
 def test_losing_every_worker_is_a_clear_error():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
-                                  worker_dashboard_address=None) as local, \
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                                  worker_dashboard_address=":0") as local, \
             distributed.Client(local, set_as_default=False) as c:
         engine = get_engine("dask", client=c, lost_after=1.0)
         start = netmcl.graph.SparseGraph.from_edges([0, 1], [1, 2])
@@ -221,3 +222,18 @@ def test_an_iteration_split_in_expansion_and_inflation_is_the_cpu_engines(client
         results.append((engine.result(), stats.chaos, stats.kept, emptied, stats2.chaos))
     assert _same_matrix(results[0][0], results[1][0])
     assert results[0][1:] == results[1][1:]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None,
+                    reason="the GPU engine on the workers runs in numba-cuda's simulator (pip install numba-cuda)")
+def test_the_gpu_engine_on_the_workers_in_the_cuda_simulator(tmp_path):
+    """worker_engine="gpu", as on dask-cuda workers, here in numba's CUDA simulator (one worker process)."""
+    case = _case("random", "r25-hubs-n33-d4-none-run0")
+    graph = _graph("random", case["input"], tmp_path)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  env={"NUMBA_ENABLE_CUDASIM": "1"}) as local, \
+            distributed.Client(local, set_as_default=False) as c:
+        clustering = netmcl.mcl(graph, engine="dask", client=c, worker_engine="gpu", attribute=None,
+                                **mg.mcl_kwargs(case["args"]))
+    assert_same(clustering, case, "r25 with the GPU engine (simulated) on the workers")
+    assert all(set(s.extra["worker_engines"]) == {"gpu"} for s in clustering.stats)

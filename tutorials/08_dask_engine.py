@@ -27,7 +27,7 @@ def main():
     # --- 1. A cluster on this machine ------------------------------------------
     # Worker processes import netmcl and run the CPU engine's kernels; a script
     # that starts them needs the `if __name__ == "__main__":` guard below.
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         graph = netmcl.read_abc(NETWORK)
         print(f"{graph.n} proteins; workers: {sorted(client.scheduler_info()['workers'])}")

@@ -132,6 +132,7 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, bounds, *parts):
         "bytes": idx.nbytes + val.nbytes + indptr.nbytes,
         "worker": get_worker().address,
         "seconds": time.perf_counter() - t0,
+        "engine": "cpu",
     }
     return (lo, hi, indptr, idx, val), stats
 
@@ -177,7 +178,7 @@ def _block_with_engine(name, n_rule, n, inflation, pruning, bounds, block):
     st[10] = s.min_mass
     stats = {"chaos": s.chaos, "st": st, "least": float(m.data.min()) if m.nnz else np.inf,
              "reads": np.zeros(1, dtype=np.int64), "bytes": m.indptr.nbytes + idx.nbytes + m.data.nbytes,
-             "worker": get_worker().address, "seconds": time.perf_counter() - t0}
+             "worker": get_worker().address, "seconds": time.perf_counter() - t0, "engine": engine.name}
     return (0, n, m.indptr, idx, m.data), stats
 
 
@@ -249,8 +250,8 @@ class DaskEngine(Engine):
     >>> import networkx as nx
     >>> import netmcl
     >>> from distributed import Client, LocalCluster
-    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
-    ...                   worker_dashboard_address=None) as cluster, Client(cluster) as client:
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0",
+    ...                   worker_dashboard_address=":0") as cluster, Client(cluster) as client:
     ...     list(netmcl.mcl(nx.barbell_graph(4, 0), engine="dask", client=client, attribute=None))
     [[0, 1, 2, 3], [4, 5, 6, 7]]
     """
@@ -368,16 +369,18 @@ class DaskEngine(Engine):
         if not np.isfinite(self._least):
             self._least = 0.0
         st = np.sum([s["st"] for s in stats], axis=0)
-        per_worker = {}
+        per_worker, engines = {}, {}
         for s in stats:
             per_worker[s["worker"]] = per_worker.get(s["worker"], 0.0) + s["seconds"]
+            engines[s["engine"]] = engines.get(s["engine"], 0) + 1
         return IterationStats(
             chaos=max(s["chaos"] for s in stats) if stats else 0.0,
             expanded=int(st[0]), kept=int(st[1]), recovered=int(st[2]), selected=int(st[3]),
             recovered_after_select=int(st[4]), emergency=int(st[5]), dense_path=int(st[6]), emptied=int(st[7]),
             min_mass=float(min(s["st"][10] for s in stats)) if stats else 1.0,
             seconds=time.perf_counter() - t0,
-            extra={"blocks": len(stats), "worker_seconds": per_worker, "bytes_between_workers": int(remote)},
+            extra={"blocks": len(stats), "worker_seconds": per_worker, "bytes_between_workers": int(remote),
+                   "worker_engines": engines},
         )
 
     def inflate(self, inflation):
