@@ -183,7 +183,7 @@ def _block_with_engine(name, n_rule, n, inflation, pruning, bounds, block):
 
 
 def _block_inflate(block, inflation):
-    """The block inflated (as ``CpuEngine.inflate``), and how many columns inflation emptied."""
+    """The block inflated (as ``CpuEngine.inflate``), with how many columns inflation emptied and its least value."""
     from .cpu._compiled import kernels
 
     lo, hi, indptr, indices, data = block
@@ -197,7 +197,7 @@ def _block_inflate(block, inflation):
         indptr = np.zeros_like(indptr)
         np.cumsum(counts, out=indptr[1:])
         indices, data = indices[keep], data[keep]
-    return (lo, hi, indptr, indices, data), int(emptied.size)
+    return (lo, hi, indptr, indices, data), (int(emptied.size), float(data.min()) if data.size else np.inf)
 
 
 def _sweep_run(graph, params, expansion, first):
@@ -365,9 +365,7 @@ class DaskEngine(Engine):
         self._futures = blocks  # the blocks before stay in the lineage: a lost block is recomputed from them
         self._reads = [np.union1d(s["reads"], [b]) for b, s in enumerate(stats)]
         self._sizes = [s["bytes"] for s in stats]
-        self._least = min((s["least"] for s in stats), default=0.0)
-        if not np.isfinite(self._least):
-            self._least = 0.0
+        self._keep_least([s["least"] for s in stats])
         st = np.sum([s["st"] for s in stats], axis=0)
         per_worker, engines = {}, {}
         for s in stats:
@@ -389,8 +387,15 @@ class DaskEngine(Engine):
                 for b, f in enumerate(self._futures)]
         self._futures = [self.client.submit(operator.getitem, f, 0, key=self._key("inflated", b), pure=False)
                          for b, f in enumerate(both)]
-        return sum(self._gather([self.client.submit(operator.getitem, f, 1, key=self._key("emptied", b),
-                                                    pure=False) for b, f in enumerate(both)]))
+        counts = self._gather([self.client.submit(operator.getitem, f, 1, key=self._key("emptied", b), pure=False)
+                               for b, f in enumerate(both)])
+        self._keep_least([least for _, least in counts])
+        return sum(emptied for emptied, _ in counts)
+
+    def _keep_least(self, values):
+        """The iterand's least value, from its blocks' (the kernel's bound on where sums are exact)."""
+        least = min(values, default=np.inf)
+        self._least = float(least) if np.isfinite(least) else 0.0
 
     def result(self):
         blocks = self._gather(self._futures)
