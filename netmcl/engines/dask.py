@@ -23,10 +23,14 @@ Three levels of distribution use this one task:
   shared first expansion is one task (:meth:`DaskEngine.sweep_runs`).
 
 Faults: every block task is a pure function of the previous iteration's block
-futures, and the start blocks are tasks holding their data, so a worker that
-dies takes nothing that cannot be recomputed: Dask recomputes what it held
-from the blocks before it.  When no worker is left for ``lost_after`` seconds,
-the iteration stops with a :class:`~netmcl.exceptions.NetmclError`.
+futures, and the start blocks are tasks holding their data (never scattered),
+so a worker that dies takes nothing that cannot be recomputed: Dask recomputes
+the blocks it held from their lineage, the blocks of the iterations before,
+back to the start blocks where those are gone too (the earlier iterands are
+not kept: a worker lost late in a long run costs the recomputation of the
+columns its blocks depended on).  A task whose workers keep dying fails
+(``KilledWorker``), and when no worker is left for ``lost_after`` seconds the
+iteration stops; both raise a :class:`~netmcl.exceptions.NetmclError`.
 """
 
 import operator
