@@ -1,7 +1,7 @@
-"""Tutorial 8: the Dask engine, exact MCL on the workers of a Dask cluster.
+"""Tutorial 9: the Dask engine, exact MCL on the workers of a Dask cluster.
 
 Needs: ``python -m pip install 'netmcl[dask]'`` (dask and distributed).  Run it as is:
-``python tutorials/08_dask_engine.py``.  It starts a cluster on this machine
+``python tutorials/09_dask_engine.py``.  It starts a cluster on this machine
 (two worker processes of one thread each), clusters a protein network on it,
 checks that the clusters and every iterand are those of the CPU engine, runs
 an inflation sweep with one inflation a task, and shows the same code
