@@ -205,8 +205,19 @@ class GroupedEngine(Engine):
 
 
 def _combine(parts):
+    extra = {}
+    for p in parts:  # the groups' own figures: flags any, numbers summed, tables (a worker's seconds) merged
+        for key, value in p.extra.items():
+            if isinstance(value, bool):
+                extra[key] = extra.get(key, False) or value
+            elif isinstance(value, (int, float)):
+                extra[key] = extra.get(key, 0) + value
+            elif isinstance(value, dict):
+                table = extra.setdefault(key, {})
+                for k, v in value.items():
+                    table[k] = table.get(k, 0) + v
     phases = max(p.extra.get("phases", 1) for p in parts)  # the most any group's budget needed
-    total = dataclasses.replace(parts[0], extra={"groups": len(parts), "phases": phases})
+    total = dataclasses.replace(parts[0], extra={**extra, "groups": len(parts), "phases": phases})
     for f in dataclasses.fields(total):
         values = [getattr(p, f.name) for p in parts]
         if f.name == "chaos":

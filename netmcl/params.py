@@ -94,6 +94,10 @@ PARAMETERS = (
               "memory budget, e.g. 8G or 500M; the clusters do not depend on it", engine=True),
 )
 
+#: engine options of particular engines that only Python passes (objects, or
+#: flags of one engine's own): given to the engine's factory when given
+ENGINE_KEYWORDS = ("client", "scheduler", "blocks", "worker_engine")
+
 #: the largest inflation mcl takes: it ignores a larger -I (with a warning) and clusters at 2.0
 MAX_INFLATION = 30.0
 #: name -> :class:`Parameter`
@@ -151,15 +155,16 @@ def split_options(options, *, caller="mcl"):
     ...
     netmcl.exceptions.ParameterError: mcl() has no parameter 'inflaton'; did you mean 'inflation'?
     """
-    unknown = [name for name in options if name not in BY_NAME]
+    unknown = [name for name in options if name not in BY_NAME and name not in ENGINE_KEYWORDS]
     if unknown:
         import difflib
 
         near = difflib.get_close_matches(unknown[0], BY_NAME, n=1)
         hint = f"; did you mean {near[0]!r}?" if near else f" (its parameters: {', '.join(BY_NAME)})."
         raise ParameterError(f"{caller}() has no parameter {unknown[0]!r}{hint}")
-    algorithm = {k: v for k, v in options.items() if not BY_NAME[k].engine}
+    algorithm = {k: v for k, v in options.items() if k in BY_NAME and not BY_NAME[k].engine}
     engine = {p.name: options.get(p.name, p.default) for p in PARAMETERS if p.engine}
+    engine.update((k, options[k]) for k in ENGINE_KEYWORDS if options.get(k) is not None)
     return algorithm, engine
 
 

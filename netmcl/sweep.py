@@ -219,9 +219,15 @@ def sweep(
     clusterings, table = {}, []
     previous = None
     expansion, first = first_expansion(graph, settings[0], eng)
+    # an engine on a cluster runs each inflation as a task of its own (the Dask engine's sweep_runs)
+    runs = eng.sweep_runs(graph, settings, expansion, first) if hasattr(eng, "sweep_runs") else None
     for prm in progress_bar(progress, settings, desc="sweep", unit="inflation", leave=False):
         t0 = time.perf_counter()
-        clustering = cluster_graph(graph, prm, eng, resume=inflate_first(expansion, first, prm, eng))
+        if runs is None:
+            clustering = cluster_graph(graph, prm, eng, resume=inflate_first(expansion, first, prm, eng))
+        else:
+            clustering, seconds = next(runs)
+            t0 = time.perf_counter() - seconds  # the run's time on its worker
         row = {
             "inflation": prm.inflation,
             "n_clusters": len(clustering),

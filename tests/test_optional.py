@@ -8,7 +8,7 @@ import textwrap
 SCRIPT = textwrap.dedent(
     """
     import sys
-    BLOCK = {"pandas", "igraph", "matplotlib", "py4cytoscape", "cupy", "numba_cuda", "dask"}
+    BLOCK = {"pandas", "igraph", "matplotlib", "py4cytoscape", "cupy", "numba_cuda", "dask", "distributed"}
 
     class Blocker:
         def find_spec(self, name, path=None, target=None):
@@ -40,6 +40,12 @@ SCRIPT = textwrap.dedent(
         assert "netmcl[cuda12]" in str(e), str(e)
     else:
         raise AssertionError("the GPU engine ran without numba-cuda")
+    try:
+        netmcl.mcl(G, engine="dask")
+    except netmcl.BackendUnavailableError as e:
+        assert "netmcl[dask]" in str(e), str(e)
+    else:
+        raise AssertionError("the Dask engine ran without dask")
     print("ok")
     """
 )

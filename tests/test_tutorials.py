@@ -51,6 +51,7 @@ def test_r_tutorials_are_run_by_test_r():
 NEEDS = {
     "02_string_sweep_complexes.py": (["pandas"], "netmcl[tables]"),
     "03_draw_and_cytoscape.py": (["matplotlib", "py4cytoscape"], "netmcl[plot,cytoscape]"),
+    "09_dask_engine.py": (["distributed"], "netmcl[dask]"),
 }
 
 

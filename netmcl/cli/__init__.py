@@ -141,6 +141,8 @@ def _parser():
     add_parameter_flags(p.add_argument_group("MCL parameters (mcl's flags and defaults)"), algorithm=True)
     g = p.add_argument_group("engine, performance and messages")
     add_parameter_flags(g, algorithm=False)
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="the Dask scheduler to iterate on, with --engine dask (needs pip install 'netmcl[dask]')")
     g.add_argument(
         "-q",
         metavar="spec",
@@ -237,6 +239,8 @@ def _params_and_engine(args):
     from ..engines import get_engine
 
     algorithm, engine = split_options(parameters_of(args))
+    if getattr(args, "scheduler", None):
+        engine["scheduler"] = args.scheduler
     name = engine.pop("engine")
     return MclParams.build(**algorithm), get_engine(name, **engine)
 

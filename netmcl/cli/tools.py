@@ -87,13 +87,19 @@ _SHARED = ("scheme", "resource", "pruning_number", "pruning_threshold", "select"
 def _add_mcl_options(p):
     from ._common import add_parameter_flags
 
-    add_parameter_flags(p.add_argument_group("MCL parameters (as mcl; the same for every run)"), names=_SHARED)
+    group = p.add_argument_group("MCL parameters (as mcl; the same for every run)")
+    add_parameter_flags(group, names=_SHARED)
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="the Dask scheduler to iterate on, with --engine dask (needs pip install 'netmcl[dask]')")
 
 
 def _mcl_options(args):
     from ._common import parameters_of
 
-    return {name: value for name, value in parameters_of(args, _SHARED).items() if value is not None}
+    options = {name: value for name, value in parameters_of(args, _SHARED).items() if value is not None}
+    if getattr(args, "scheduler", None):
+        options["scheduler"] = args.scheduler
+    return options
 
 
 # ---------------------------------------------------------------------------

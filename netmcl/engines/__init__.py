@@ -354,7 +354,24 @@ def get_engine(name="cpu", **options):
     if reason is not None:
         hint = f" Install it with: python -m pip install 'netmcl[{info.extra}]'." if info.extra else ""
         raise BackendUnavailableError(f"The {name!r} engine cannot run here: {reason}{hint}")
-    return _resolve(info.factory)(**options)
+    factory = _resolve(info.factory)
+    _check_options(name, factory, options)
+    return factory(**options)
+
+
+def _check_options(name, factory, options):
+    """Refuse an engine option of another engine (``scheduler`` for the CPU engine) by name."""
+    import inspect
+
+    try:
+        accepted = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
+        return
+    for option in options:
+        if option not in accepted:
+            raise ParameterError(f"The {name!r} engine takes no option {option!r}.")
 
 
 register_engine("cpu", "netmcl.engines.cpu.engine:CpuEngine", doc="numba kernels on the CPU's cores (the default)")
@@ -365,4 +382,8 @@ register_engine(
 register_engine(
     "gpu", "netmcl.engines.gpu:GpuEngine", probe="netmcl.engines.gpu._probe:why_unavailable", extra="cuda12",
     doc="numba-cuda kernels on a CUDA device, CuPy memory (NUMBA_ENABLE_CUDASIM=1: numba's simulator, for tests)",
+)
+register_engine(
+    "dask", "netmcl.engines.dask:DaskEngine", probe="netmcl.engines.dask_probe:why_unavailable", extra="dask",
+    doc="the CPU engine's kernels on the workers of a Dask cluster (client=, or --scheduler ADDRESS)",
 )

@@ -1,0 +1,239 @@
+"""The Dask engine on a LocalCluster of two single-thread worker processes.
+
+Each level of distribution must give mcl's clusters (the golden files) and
+the CPU engine's iterands bit for bit: groups of components on different
+workers, one component cut into column blocks across workers, the
+inflations of a sweep as tasks; and a worker killed between iterations must
+change nothing.
+"""
+
+import functools
+import importlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the Dask engine needs dask[distributed] (netmcl[dask])")
+
+import netmcl  # noqa: E402
+from netmcl.components import component_groups  # noqa: E402
+from netmcl.engines import get_engine  # noqa: E402
+from netmcl.mcl import _states, mcl_iterates  # noqa: E402
+from netmcl.params import MclParams  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_fidelity import GOLDEN, assert_same, mg  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    # not the default client: the engine must be given one (or find none, and say so)
+    with distributed.Client(cluster, set_as_default=False) as c:
+        yield c
+
+
+def _graph(family, name, tmp_path):
+    spec = GOLDEN[family]["inputs"][name]
+    if "file" in spec:
+        return netmcl.read_abc(mg.DATA / spec["file"])
+    path = tmp_path / f"{name}.abc"
+    path.write_text(spec["abc"])
+    return netmcl.read_abc(path)
+
+
+def _case(family, case_id):
+    return next(c for c in GOLDEN[family]["cases"] if c["id"] == case_id)
+
+
+def _small_groups(monkeypatch):
+    """Groups of at most 300 nodes, so that graphs of 1,100 to 1,600 nodes make several."""
+    loop = importlib.import_module("netmcl.mcl")
+    monkeypatch.setattr(loop, "component_groups", functools.partial(component_groups, group_nodes=300))
+
+
+def _same_matrix(a, b):
+    return (np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
+            and np.array_equal(a.data, b.data))
+
+
+@pytest.mark.parametrize("case_id", ["clusterone_collins2007-I2", "bionic_Hu-2007-I1.4"])
+def test_groups_of_components_on_the_workers_give_mcls_clusters(client, case_id, tmp_path, monkeypatch):
+    _small_groups(monkeypatch)
+    case = _case("networks", case_id)
+    graph = _graph("networks", case["input"], tmp_path)
+    clustering = netmcl.mcl(graph, engine="dask", client=client, attribute=None, **mg.mcl_kwargs(case["args"]))
+    assert_same(clustering, case, f"networks/{case_id} on the dask engine")
+    assert clustering.stats[0].extra["groups"] > 1
+    workers = set()
+    for s in clustering.stats:
+        workers |= set(s.extra.get("worker_seconds", {}))
+    assert len(workers) == 2  # the groups ran on both workers
+
+
+@pytest.mark.parametrize("case_id", ["r14-er-n187-d24-wide-run0", "r3-planted-n181-d16-int-run1",
+                                     "r6-er-n154-d6-exp-run2"])
+def test_a_component_in_column_blocks_has_the_cpu_engines_iterands(client, case_id, tmp_path):
+    case = _case("random", case_id)
+    graph = _graph("random", case["input"], tmp_path)
+    params = MclParams.build(**mg.mcl_kwargs(case["args"]))
+    cpu = _states(graph, params, get_engine("cpu", threads=1), decompose=False)
+    dask = _states(graph, params, get_engine("dask", client=client, blocks=3), decompose=False)
+    moved = 0
+    n = 0
+    for a, b in zip(cpu, dask, strict=True):
+        assert _same_matrix(a._engine.result(), b._engine.result()), f"iteration {a.iteration}"
+        assert (a.chaos, a.stats.kept, a.stats.expanded) == (b.chaos, b.stats.kept, b.stats.expanded)
+        assert b.stats.extra["blocks"] == 3
+        moved += b.stats.extra["bytes_between_workers"]
+        n = b.iteration
+        last = b
+    assert moved > 0  # blocks did travel between the two workers
+    assert_same(last.clustering(), case, f"random/{case_id} in 3 column blocks")
+    assert n == case["iterations"]
+
+
+def test_a_sweep_runs_its_inflations_on_the_workers(client, tmp_path):
+    cases = {float(c["args"][1]): c for c in GOLDEN["networks"]["cases"] if c["input"] == "clusterone_collins2007"}
+    graph = _graph("networks", "clusterone_collins2007", tmp_path)
+    with distributed.get_task_stream(client=client) as stream:
+        result = netmcl.sweep(graph, sorted(cases), engine="dask", client=client)
+    runs = [t for t in stream.data if "-sweep-" in str(t["key"])]
+    assert len(runs) == len(cases) and len({t["worker"] for t in runs}) == 2  # one task an inflation, on both workers
+    assert len(result) == len(cases) >= 3
+    for inflation, case in cases.items():
+        assert_same(result[inflation], case, f"sweep at {inflation} on the dask engine")
+
+
+def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path):
+    case = _case("networks", "bionic_Hu-2007-I1.4")
+    graph = _graph("networks", case["input"], tmp_path)
+    kwargs = mg.mcl_kwargs(case["args"])
+    states = mcl_iterates(graph, engine="dask", client=client, blocks=2, **kwargs)
+    first = next(states)
+    victim = sorted(first.stats.extra["worker_seconds"])[0]
+    # the worker exits: the blocks it held are recomputed from the iteration before, elsewhere
+    killer = threading.Thread(target=lambda: _quietly(client.run, os._exit, 1, workers=[victim]))
+    killer.start()
+    killer.join(timeout=30)
+    *_, last = states
+    assert_same(last.clustering(), case, "bionic_Hu-2007-I1.4 with a worker killed after iteration 1")
+    client.wait_for_workers(2, timeout=60)
+    assert victim not in client.scheduler_info()["workers"]  # it did exit (its nanny started another)
+
+
+def _quietly(fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except Exception:  # the worker's connection closes as it exits
+        pass
+
+
+def test_a_giant_component_is_split_across_the_workers(client, tmp_path, monkeypatch):
+    _small_groups(monkeypatch)
+    case = _case("networks", "bionic_Hu-2007-I1.4")
+    graph = _graph("networks", case["input"], tmp_path)
+    clustering = netmcl.mcl(graph, engine="dask", client=client, attribute=None, **mg.mcl_kwargs(case["args"]))
+    assert_same(clustering, case, "bionic_Hu-2007-I1.4")
+    # the largest group holds most entries: it is cut in one block a worker thread, the others one block each
+    first = clustering.stats[0]
+    assert first.extra["blocks"] == first.extra["groups"] + 1
+
+
+def test_worker_engine_runs_another_engine_on_the_workers(client, tmp_path):
+    case = _case("random", "r30-planted-n186-d3-wide-run0")
+    graph = _graph("random", case["input"], tmp_path)
+    clustering = netmcl.mcl(graph, engine="dask", client=client, worker_engine="reference", attribute=None,
+                            **mg.mcl_kwargs(case["args"]))
+    assert_same(clustering, case, "r30 with the reference engine on the workers")
+    assert all(set(s.extra["worker_engines"]) == {"reference"} for s in clustering.stats if s.seconds)
+
+
+def test_the_command_line_takes_a_scheduler_address(cluster, tmp_path):
+    case = _case("cathat", "cathat")
+    spec = GOLDEN["cathat"]["inputs"]["cathat"]
+    graph_file = mg.DATA / spec["file"] if "file" in spec else tmp_path / "cathat.abc"
+    if "file" not in spec:
+        graph_file.write_text(spec["abc"])
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "netmcl", str(graph_file), "--abc", "-o", str(out), "--engine", "dask",
+                    "--scheduler", cluster.scheduler_address], check=True, cwd=Path(__file__).parent.parent,
+                   capture_output=True, text=True)
+    clusters = [line.split("\t") for line in out.read_text().splitlines()]
+    assert clusters == case["clusters"]
+    tables = []
+    for engine in (["--engine", "dask", "--scheduler", cluster.scheduler_address], ["--engine", "cpu"]):
+        table = tmp_path / f"sweep-{engine[1]}.tsv"
+        subprocess.run([sys.executable, "-m", "netmcl", "sweep", str(graph_file), "-I", "1.4", "3", "-o", str(table),
+                        *engine], check=True, cwd=Path(__file__).parent.parent, capture_output=True, text=True)
+        rows = [line.split("\t") for line in table.read_text().splitlines()]
+        timed = rows[0].index("seconds")
+        tables.append([row[:timed] + row[timed + 1:] for row in rows])
+    assert tables[0] == tables[1] and len(tables[0]) == 3
+
+
+def test_without_a_client_the_error_says_how_to_make_one():
+    with pytest.raises(netmcl.ParameterError, match="Create one first"):
+        get_engine("dask")
+    with pytest.raises(netmcl.ParameterError, match="'cpu' engine takes no option 'scheduler'"):
+        netmcl.mcl([(0, 1)], scheduler="tcp://127.0.0.1:1")
+
+
+def test_losing_every_worker_is_a_clear_error():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                                  worker_dashboard_address=":0") as local, \
+            distributed.Client(local, set_as_default=False) as c:
+        engine = get_engine("dask", client=c, lost_after=1.0)
+        start = netmcl.graph.SparseGraph.from_edges([0, 1], [1, 2])
+        states = _states(start, MclParams(), engine, decompose=False)
+        next(states)
+        local.scale(0)
+        deadline = time.monotonic() + 30
+        while c.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with pytest.raises(netmcl.NetmclError, match="no worker"):
+            next(states)
+
+
+def test_an_iteration_split_in_expansion_and_inflation_is_the_cpu_engines(client, tmp_path):
+    """``iterate(None)`` then ``inflate(I)``, as a sweep's shared first iteration does, block by block."""
+    from netmcl.mcl import _start, inflation_at
+
+    graph = _graph("random", "r37-er-n188-d24-wide", tmp_path)
+    params = MclParams.build(inflation=1.4)
+    engines = [get_engine("cpu", threads=1), get_engine("dask", client=client, blocks=2)]
+    results = []
+    for engine in engines:
+        engine.load(_start(graph, params), n_rule=graph.n)
+        stats = engine.iterate(None, params.pruning())
+        emptied = engine.inflate(inflation_at(params, 1))
+        stats2 = engine.iterate(inflation_at(params, 2), params.pruning())
+        results.append((engine.result(), stats.chaos, stats.kept, emptied, stats2.chaos))
+    assert _same_matrix(results[0][0], results[1][0])
+    assert results[0][1:] == results[1][1:]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None,
+                    reason="the GPU engine on the workers runs in numba-cuda's simulator (pip install numba-cuda)")
+def test_the_gpu_engine_on_the_workers_in_the_cuda_simulator(tmp_path):
+    """worker_engine="gpu", as on dask-cuda workers, here in numba's CUDA simulator (one worker process)."""
+    case = _case("random", "r25-hubs-n33-d4-none-run0")
+    graph = _graph("random", case["input"], tmp_path)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  env={"NUMBA_ENABLE_CUDASIM": "1"}) as local, \
+            distributed.Client(local, set_as_default=False) as c:
+        clustering = netmcl.mcl(graph, engine="dask", client=c, worker_engine="gpu", attribute=None,
+                                **mg.mcl_kwargs(case["args"]))
+    assert_same(clustering, case, "r25 with the GPU engine (simulated) on the workers")
+    assert all(set(s.extra["worker_engines"]) == {"gpu"} for s in clustering.stats)
