@@ -29,7 +29,7 @@ from collections import defaultdict
 from netmcl.engines.cpu import _buffers
 from netmcl.engines.cpu import engine as cpu
 from netmcl.io.abc import read_abc
-from netmcl.mcl import _iterations, _start
+from netmcl.mcl import _states
 from netmcl.params import MclParams
 
 #: the gathering thread's own steps that are timed
@@ -90,11 +90,10 @@ def profile(graph, threads, params, timings, each):
     """Cluster `graph` on `threads` threads, as ``netmcl.mcl`` iterates it; the
     totals (wall, kernels, busiest, gathering, iterations)."""
     engine = cpu.CpuEngine(threads=threads)
-    engine.load(_start(graph, params))
     totals = [0.0, 0.0, 0.0, 0.0]
     timings.clear()
-    for it, _, stats in _iterations(engine, params):
-        wall = stats.seconds
+    for state in _states(graph, params, engine, decompose=False):
+        it, wall = state.iteration, state.stats.seconds
         kernels, busiest, gathering = timings.summary()
         for i, value in enumerate((wall, kernels, busiest, gathering)):
             totals[i] += value

@@ -60,8 +60,9 @@ def threads_for_small_iterations(monkeypatch):
 
 def _fixture_engines():
     """The engines ``engine_name`` runs: all available here, less the simulated GPU engine
-    (``tests/test_gpu.py`` runs it on graphs small enough for the simulator)."""
-    names = available_engines()
+    (``tests/test_gpu.py`` runs it on graphs small enough for the simulator) and the Dask engine, which
+    needs a cluster (``tests/test_dask.py`` runs the fidelity cases on a local one)."""
+    names = [name for name in available_engines() if name != "dask"]  # tests/test_dask.py: on its own cluster
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         names = [name for name in names if name != "gpu"]
     return names

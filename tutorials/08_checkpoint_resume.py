@@ -1,6 +1,7 @@
-"""Tutorial 4: checkpoints -- a long run that is stopped or killed resumes with the same clusters.
+"""Tutorial 8: checkpoints -- a long run that is stopped or killed resumes with the same clusters.
 
-Run it as is: ``python tutorials/08_checkpoint_resume.py``.  It starts the
+Needs: netmcl alone (``python -m pip install .``).  Run it as is:
+``python tutorials/08_checkpoint_resume.py``.  It starts the
 ``netmcl`` command on the yeast network bundled with netmcl with
 ``--checkpoint``, kills it part-way (as a cluster's scheduler or a power cut
 would), resumes it with ``--resume``, and shows that the clusters are byte
