@@ -137,6 +137,14 @@ def _parser():
         "--i3", action="store_true", help="three digits for the inflation in the automatic output name"
     )
     g.add_argument(
+        "-icl",
+        metavar="CLUSTERING",
+        dest="icl",
+        help="subcluster: reduce the graph to edges inside the clusters of CLUSTERING as mcl does, then "
+        "cluster it (CLUSTERING: a native cluster file; with --abc also a label one); automatic output "
+        "name CLUSTERING.I<inflation>",
+    )
+    g.add_argument(
         "--report",
         metavar="FILE.json",
         help="also write a JSON run report (version, engine, parameters, input sha256, per-iteration "
@@ -256,6 +264,20 @@ def _read_graph(args):
     return read_mci(args.file, tab=args.use_tab)
 
 
+def _within(graph, path, by_id):
+    """-icl: the graph reduced to the clusters in `path` as mcl reduces it.  A native cluster
+    file names nodes by their ids: a native matrix's labels (`by_id`), else node indices."""
+    from ..io import read_clusters
+    from ..subclustering import within_clusters
+
+    clusters = read_clusters(path)
+    native = any(not isinstance(m, str) for c in clusters for m in c[:1])
+    try:
+        return within_clusters(graph, clusters, indices=native and not by_id)
+    except ParameterError as exc:
+        raise ParameterError(f"-icl {path}: {exc}") from None
+
+
 def _input_record(file, graph):
     """The report's record of the input: the file's sha256 (not for standard input) and the
     graph's (:func:`netmcl.io.tables.graph_checksum`), taken before the run may free its weights."""
@@ -337,6 +359,9 @@ def _error(message):
 def _run(args):
     if args.file is None:
         raise _UsageError("no input FILE given")
+    prefix = args.ap
+    if prefix is None and args.icl is not None:  # mcl names a subclustering after the clustering
+        prefix = os.path.basename(args.icl) if args.odir is not None else args.icl
     out = (
         args.output
         if args.output is not None
@@ -346,7 +371,7 @@ def _run(args):
             preinflation=args.preinflation,
             loop_gain=args.loop_gain,
             odir=args.odir,
-            prefix=args.ap,
+            prefix=prefix,
             suffix=args.aa,
             i3=args.i3,
         )
@@ -366,6 +391,8 @@ def _run(args):
     graph = _read_graph(args)
     t_read = time.perf_counter() - t_read
     source = None if args.report is None else _input_record(args.file, graph)
+    if args.icl is not None:
+        graph = _within(graph, args.icl, by_id=not args.abc and args.use_tab is None)
     checkpoint = None
     if args.checkpoint is not None:
         from ..checkpoint import Checkpoint
