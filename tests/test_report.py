@@ -10,7 +10,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
 
 import netmcl
 from netmcl.cli import main
