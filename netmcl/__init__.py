@@ -42,6 +42,7 @@ _LAZY = {
     "quality": ("analysis", "quality"),
     "from_pandas_edgelist": ("adapters.pandas", "from_pandas_edgelist"),
     "read_string": ("io.string", "read_string"),
+    "subcluster": ("subclustering", "subcluster"),
     "to_frame": ("io.tables", "to_frame"),
     "to_r": ("io.r", "to_r"),
     "traversal": ("traversal", None),
@@ -121,4 +122,5 @@ __all__ = [
     "compare_to_complexes",
     "sweep",
     "SweepResult",
+    "subcluster",
 ]

@@ -15,6 +15,7 @@ import importlib
 import logging
 import os
 import sys
+import time
 import warnings
 
 
@@ -137,6 +138,20 @@ def _parser():
     g.add_argument(
         "--i3", action="store_true", help="three digits for the inflation in the automatic output name"
     )
+    g.add_argument(
+        "-icl",
+        metavar="CLUSTERING",
+        dest="icl",
+        help="subcluster: reduce the graph to edges inside the clusters of CLUSTERING as mcl does, then "
+        "cluster it (CLUSTERING: a native cluster file; with --abc also a label one); automatic output "
+        "name CLUSTERING.I<inflation>",
+    )
+    g.add_argument(
+        "--report",
+        metavar="FILE.json",
+        help="also write a JSON run report (version, engine, parameters, input sha256, per-iteration "
+        "statistics, times), after the cluster file",
+    )
 
     add_parameter_flags(p.add_argument_group("MCL parameters (mcl's flags and defaults)"), algorithm=True)
     g = p.add_argument_group("engine, performance and messages")
@@ -255,6 +270,31 @@ def _read_graph(args):
     return read_mci(args.file, tab=args.use_tab)
 
 
+def _within(graph, path, by_id):
+    """-icl: the graph reduced to the clusters in `path` as mcl reduces it.  A native cluster
+    file names nodes by their ids: a native matrix's labels (`by_id`), else node indices."""
+    from ..io import read_clusters
+    from ..subclustering import within_clusters
+
+    clusters = read_clusters(path)
+    native = any(not isinstance(m, str) for c in clusters for m in c[:1])
+    try:
+        return within_clusters(graph, clusters, indices=native and not by_id)
+    except ParameterError as exc:
+        raise ParameterError(f"-icl {path}: {exc}") from None
+
+
+def _input_record(file, graph):
+    """The report's record of the input: the file's sha256 (not for standard input) and the
+    graph's (:func:`netmcl.io.tables.graph_checksum`), taken before the run may free its weights."""
+    from ..io.tables import _file_sha256, graph_checksum
+
+    record = {"path": file, "nodes": graph.n, "arcs": graph.nnz, "graph_sha256": graph_checksum(graph)}
+    if file != "-":
+        record["sha256"] = _file_sha256(file)
+    return record
+
+
 def _log_handler(args):
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("[netmcl] %(message)s"))
@@ -325,6 +365,9 @@ def _error(message):
 def _run(args):
     if args.file is None:
         raise _UsageError("no input FILE given")
+    prefix = args.ap
+    if prefix is None and args.icl is not None:  # mcl names a subclustering after the clustering
+        prefix = os.path.basename(args.icl) if args.odir is not None else args.icl
     out = (
         args.output
         if args.output is not None
@@ -334,7 +377,7 @@ def _run(args):
             preinflation=args.preinflation,
             loop_gain=args.loop_gain,
             odir=args.odir,
-            prefix=args.ap,
+            prefix=prefix,
             suffix=args.aa,
             i3=args.i3,
         )
@@ -350,7 +393,12 @@ def _run(args):
     one_arena()  # and memory a thread frees is there for the others
     if (args.resume or args.checkpoint_every is not None) and args.checkpoint is None:
         raise ParameterError("--resume and --checkpoint-every need --checkpoint PATH.")
+    t_read = time.perf_counter()
     graph = _read_graph(args)
+    t_read = time.perf_counter() - t_read
+    source = None if args.report is None else _input_record(args.file, graph)
+    if args.icl is not None:
+        graph = _within(graph, args.icl, by_id=not args.abc and args.use_tab is None)
     checkpoint = None
     if args.checkpoint is not None:
         from ..checkpoint import Checkpoint
@@ -359,14 +407,33 @@ def _run(args):
     keep_weights = bool(args.plot or args.html or args.cytoscape or args.cytoscape_url)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        t_cluster = time.perf_counter()
         clustering = cluster_graph(graph, params, engine, release_input=not keep_weights, checkpoint=checkpoint)
+        t_cluster = time.perf_counter() - t_cluster
     for w in caught:
         print(f"[netmcl] warning: {' '.join(str(w.message).split())}", file=sys.stderr)
     labels_out = args.abc or args.use_tab is not None
+    t_write = time.perf_counter()
     try:
         write_clusters(out, clustering, format="labels" if labels_out else "native")
     except OSError as exc:
         raise OSError(f"cannot write the output file {out}: {exc.strerror or exc}") from None
+    t_write = time.perf_counter() - t_write
+    if args.report is not None:
+        from ..io.tables import write_run_report
+
+        extra = {
+            "command": [_PROG, *args.argv],
+            "engine": {"name": engine.name, "threads": getattr(engine, "threads", 1)},
+            "input": source,
+            "output": out,
+            "seconds": {"read": t_read, "cluster": t_cluster, "write": t_write},
+        }
+        try:
+            write_run_report(args.report, clustering, extra=extra)
+        except OSError as exc:
+            raise OSError(f"cannot write the report {args.report}: {exc.strerror or exc}; "
+                          "the clusters were written.") from None
     if args.quiet is None and args.silent is None:
         print(f"[{_PROG}] {len(clustering)} clusters found", file=sys.stderr)
         where = "on standard output" if out == "-" else f"in {out}"
@@ -426,6 +493,7 @@ def main(argv=None):
             close = difflib.get_close_matches(flags[0].split("=")[0], known, n=1)
             raise _UsageError(f"unknown option {flags[0]}" + (f" (did you mean {close[0]}?)" if close else ""))
         _in_mcl_order(args, argv)
+        args.argv = argv
         logger, handler, previous = _log_handler(args)
         try:
             return _run(args)

@@ -13,3 +13,5 @@ mcl random40.mci -I 2 -o random40.mci.I20 2>/dev/null
 mcl random40.mci -I 1.6 -use-tab random40.tab -o random40.mci.I16.labels 2>/dev/null
 mcl domains.mci -I 2 -o domains.mci.I20 2>/dev/null
 mcl stars.mci -I 2 -o stars.mci.I20 2>/dev/null
+mcl random40.mci -I 1.4 -o random40.mci.I14 2>/dev/null
+mcl random40.mci -icl random40.mci.I14 -I 3 -write-graph random40.mci.I14.icl -o random40.mci.I14.I30 2>/dev/null
