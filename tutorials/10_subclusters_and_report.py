@@ -1,4 +1,4 @@
-"""Tutorial 9: split coarse clusters into finer ones (``mcl -icl``), and keep a record of each run.
+"""Tutorial 10: split coarse clusters into finer ones (``mcl -icl``), and keep a record of each run.
 
 Run it as is: ``python tutorials/10_subclusters_and_report.py``.  It clusters
 the yeast network bundled with netmcl (Collins et al. 2007) coarsely, splits
