@@ -21,11 +21,10 @@ from ._progress import progress_bar
 from .adapters import to_sparse_graph, wrap_result, write_back
 from .clustering import Clustering
 from .components import GroupedEngine, component_groups
-from .engines import get_engine
+from .engines import Engine, get_engine
 from .exceptions import ConvergenceWarning, ParameterError
 from .interpret import interpret, sort_clusters
 from .params import MclParams, parameters_doc, signature_with_parameters, split_options
-from .sparse import start_of
 
 __all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "cluster_graph", "CHAOS_LIMIT"]
 
@@ -67,11 +66,8 @@ def start_matrix(graph, params):
 
 def _start(graph, params, engine=None):
     """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy),
-    computed by `engine` (:meth:`Engine.start_matrix`) or NumPy."""
-    if engine is not None:
-        return engine.start_matrix(graph.csc, params)
-    return start_of(graph.csc, discard_loops=params.discard_loops, loop_gain=params.loop_gain,
-                    preinflation=params.preinflation)
+    computed by `engine` (:meth:`Engine.start_matrix`; default: NumPy's)."""
+    return (Engine() if engine is None else engine).start_matrix(graph.csc, params)
 
 
 class MclState:

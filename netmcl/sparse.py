@@ -446,12 +446,18 @@ def inflate_columns(indptr, data, power):
 # one iteration: expansion
 
 
-def start_of(matrix, *, discard_loops=True, loop_gain=None, preinflation=None):
-    """mcl's start matrix of a graph's weights, in NumPy: in mcl's order, the
-    loops replaced by each column's largest value (`discard_loops`), the loops
+def start_of(matrix, *, discard_loops=True, loop_gain=None, preinflation=None, with_max_loops=None,
+             inflate=inflate_columns, normalize=normalize_columns):
+    """mcl's start matrix of a graph's weights: in mcl's order, the loops
+    replaced by each column's largest value (`discard_loops`), the loops
     multiplied by `loop_gain` (``-c``), one inflation by `preinflation`
     (``-pi``), and every column made stochastic.  The graph's arrays are not
     changed.
+
+    The steps are NumPy's (:meth:`CscMatrix.with_max_loops`,
+    :func:`inflate_columns`, :func:`normalize_columns`) unless an engine
+    passes its own `with_max_loops(matrix)`, `inflate(indptr, data, power)`
+    and `normalize(indptr, data)`, which must give the same bits.
 
     Examples
     --------
@@ -459,13 +465,16 @@ def start_of(matrix, *, discard_loops=True, loop_gain=None, preinflation=None):
     >>> start_of(m).toarray().tolist()
     [[0.5, 0.5], [0.5, 0.5]]
     """
-    m = matrix.with_max_loops() if discard_loops else matrix.copy()
+    if not discard_loops:
+        m = matrix.copy()
+    else:
+        m = matrix.with_max_loops() if with_max_loops is None else with_max_loops(matrix)
     if loop_gain is not None:
         on = m.indices == m.columns()
         m.data[on] = (m.data[on].astype(np.float64) * loop_gain).astype(np.float32)
     if preinflation is not None:
-        inflate_columns(m.indptr, m.data, float(preinflation))
-    normalize_columns(m.indptr, m.data)
+        inflate(m.indptr, m.data, float(preinflation))
+    normalize(m.indptr, m.data)
     return m
 
 

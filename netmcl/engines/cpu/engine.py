@@ -41,7 +41,7 @@ from ...params import positive_integer
 from .. import Engine, IterationStats
 from ._buffers import Appender, physical_memory
 from ._compiled import kernels
-from ...sparse import CscMatrix, distinct, spans
+from ...sparse import CscMatrix, distinct, spans, start_of
 from . import _constants as C
 
 __all__ = ["CpuEngine", "map_large_blocks", "one_arena", "parse_memory"]
@@ -461,22 +461,16 @@ class CpuEngine(Engine):
     def start_matrix(self, matrix, params):
         """The start matrix by the compiled kernels (the same bits as NumPy's, faster)."""
         K = kernels()
-        n = matrix.shape[0]
-        if params.discard_loops:
-            room = matrix.nnz + n  # every column may gain a loop
+
+        def with_max_loops(m):
+            room = m.nnz + m.shape[0]  # every column may gain a loop
             rows, vals = Appender(np.int32, room, room), Appender(np.float32, room, room)
-            indptr, count = K.with_max_loops(matrix.indptr, matrix.indices, matrix.data, rows.room(room),
-                                             vals.room(room))
-            m = CscMatrix(indptr, rows.array(count), vals.array(count), n)
-        else:
-            m = matrix.copy()
-        if params.loop_gain is not None:
-            on = m.indices == m.columns()
-            m.data[on] = (m.data[on].astype(np.float64) * params.loop_gain).astype(np.float32)
-        if params.preinflation is not None:
-            K.inflate_columns(m.indptr, m.data, float(params.preinflation))
-        K.normalize_columns(m.indptr, m.data)
-        return m
+            indptr, count = K.with_max_loops(m.indptr, m.indices, m.data, rows.room(room), vals.room(room))
+            return CscMatrix(indptr, rows.array(count), vals.array(count), m.shape[0])
+
+        return start_of(matrix, discard_loops=params.discard_loops, loop_gain=params.loop_gain,
+                        preinflation=params.preinflation, with_max_loops=with_max_loops,
+                        inflate=K.inflate_columns, normalize=K.normalize_columns)
 
     def components(self, matrix):
         """The components by the compiled union-find (the labels of NumPy's, faster)."""
