@@ -335,6 +335,7 @@ class GpuEngine(Engine):
         acc = self._new(blocks * n, np.float64, zero=True)
         mark = self._new(blocks * n, np.uint8, zero=True)
         sel = self._new(blocks * n, np.float32)
+        tally = self._new(blocks * tpb, np.int64)
         if phases > 1:  # phase p ends at the first column whose cumulative room passes p / phases of the total
             targets = xp.arange(1, phases, dtype=np.int64) * total // phases
             cuts = self._host(xp.searchsorted(cum, targets, side="right"))
@@ -350,7 +351,7 @@ class GpuEngine(Engine):
             st_rows, st_vals = self._new(size, np.int32), self._new(size, np.float32)
             K.expand_prune[blocks, tpb](
                 np.int64(n), np.int64(self.n_rule), self._start, self._len, self._rows, self._vals, flops,
-                np.int64(lo), np.int64(hi), stage_at, st_rows, st_vals, acc, mark, sel,
+                np.int64(lo), np.int64(hi), stage_at, st_rows, st_vals, acc, mark, sel, tally,
                 np.float64(cut), np.int64(select), np.int64(recover), np.float64(pct), np.float64(power),
                 np.int64(self.pow_check), kept, chaos, expanded, branch, dense, status, mass,
             )
@@ -368,7 +369,7 @@ class GpuEngine(Engine):
             )
             del st_rows, st_vals
             parts.append((lo, hi, part_at, part_rows, part_vals))
-        del acc, mark, sel, flops, caps, cum
+        del acc, mark, sel, tally, flops, caps, cum
         bound = ell_bound(pruning, n)
         quantile = xp.sort(kept)[math.ceil(ELL_QUANTILE * (n - 1))] if n else xp.zeros((), dtype=np.int64)
         width = xp.minimum(quantile, bound)

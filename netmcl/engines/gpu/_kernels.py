@@ -49,7 +49,7 @@ import math
 import numba
 from numba import cuda
 
-#: the most threads a block may have (the size of the blocks' shared tally)
+#: the most threads a block may have (CUDA's limit)
 MAX_THREADS = 1024
 
 #: pow_check values: never check the powers, check them (the default), flag every column (tests the host path)
@@ -320,7 +320,7 @@ def inflate_columns(n, start, length, vals, power, pow_check, sel, status):
 @cuda.jit(cache=True)
 def expand_prune(
     n, n_rule, start, length, rows, vals, flops, col_lo, col_hi, stage_at, st_rows, st_vals, acc, mark, sel,
-    cut, select, recover, pct, power, pow_check,
+    tally, cut, select, recover, pct, power, pow_check,
     out_kept, out_chaos, out_expanded, out_branch, out_dense, out_status, out_mass,
 ):
     """Expand, prune, rescale and inflate columns col_lo..col_hi-1, a column per block.
@@ -328,17 +328,22 @@ def expand_prune(
     Column c's expansion goes to st_rows/st_vals from stage_at[c - col_lo]
     (room for min(n, flops[c]) entries, at least one); its kept entries stay
     there, first.  acc (float64) and mark (uint8) hold n entries per block
-    of the grid, zero on entry and on return; sel (float32) n per block.
+    of the grid, zero on entry and on return; sel (float32) n per block;
+    tally (int64) a slot per thread of the grid, where each thread leaves its
+    count of the column's entries for the block to lay them out (global
+    memory, not shared: numba's simulator can hand two threads of a block
+    different copies of a shared array, and a slot per thread costs nothing
+    beside the column's expansion).
     power == 0: no inflation.  Per column: out_kept, out_chaos, out_expanded
     (entries before pruning), out_branch, out_dense (1: mcl's dense path),
     out_status (:func:`_inflate`'s answer), out_mass (the kept mass before
     rescaling).
     """
-    tally = cuda.shared.array(MAX_THREADS, numba.int64)
     t = cuda.threadIdx.x
     threads = cuda.blockDim.x
     b = cuda.blockIdx.x
     base = b * n
+    slots = b * threads
     lo_row = (t * n) // threads
     hi_row = ((t + 1) * n) // threads
     for c in range(col_lo + b, col_hi, cuda.gridDim.x):
@@ -361,12 +366,12 @@ def expand_prune(
         for i in range(lo_row, hi_row):
             if mark[base + i] != 0 and (not dense or acc[base + i] != 0.0):
                 count += 1
-        tally[t] = count
+        tally[slots + t] = count
         cuda.syncthreads()
         o = stage_at[c - col_lo]
         at = o
         for u in range(t):
-            at += tally[u]
+            at += tally[slots + u]
         for i in range(lo_row, hi_row):
             if mark[base + i] != 0:
                 s = acc[base + i]
@@ -380,7 +385,7 @@ def expand_prune(
         if t == 0:
             m = 0
             for u in range(threads):
-                m += tally[u]
+                m += tally[slots + u]
             kept, branch, mass, chaos = _prune(c, st_rows, st_vals, o, m, cut, select, recover, pct, sel, base)
             status = INFLATED
             if kept > 0 and power != 0.0:

@@ -49,7 +49,7 @@ def _signatures():
     return {
         "expand_prune": (
             int64, int64, a(int64), a(int64), a(int32), a(float32), a(int64), int64, int64, a(int64), a(int32),
-            a(float32), a(float64), a(uint8), a(float32), float64, int64, int64, float64, float64, int64,
+            a(float32), a(float64), a(uint8), a(float32), a(int64), float64, int64, int64, float64, float64, int64,
             a(int64), a(float64), a(int64), a(int8), a(uint8), a(int8), a(float64),
         ),
         "inflate_columns": (int64, a(int64), a(int64), a(float32), float64, int64, a(float32), a(int8)),
