@@ -162,7 +162,7 @@ def sweep(
     weight : str, default "weight"
     symmetrize : bool, optional
         As in :func:`netmcl.mcl`.
-    complexes : iterable of iterables of labels, optional
+    complexes : iterable of iterables of labels, or mapping name -> labels, optional
         Known complexes (e.g. :func:`netmcl.datasets.load_cyc2008`); adds the
         gold-standard measures of
         :func:`netmcl.analysis.compare_to_complexes` to the table.
@@ -213,6 +213,8 @@ def sweep(
     from .analysis import compare_to_complexes, quality, split_join_distance  # not loaded by a clustering run
 
     graph = to_sparse_graph(G, weight=weight, symmetrize=symmetrize)
+    if isinstance(complexes, Mapping):
+        complexes = complexes.values()
     complexes = None if complexes is None else [list(c) for c in complexes]
     eng = get_engine(options.pop("engine"), **options)
 

@@ -322,6 +322,7 @@ def test_help_explains_every_flag(capsys):
         "--plot",
         "--html",
         "--complexes",
+        "--names",
         "--cytoscape",
         "--cytoscape-url",
         "--max-memory",
@@ -541,6 +542,32 @@ def test_html_view_after_output_names_clusters_by_complexes(tmp_path, capsys):
     status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o2", "--html", tmp_path / "v2.html",
                           "--complexes", tmp_path / "missing.txt"], capsys)
     assert status == 1 and "--complexes" in err and (tmp_path / "o2").exists() and not (tmp_path / "v2.html").exists()
+
+
+def test_html_view_takes_names_and_a_gene_set_file(tmp_path, capsys):
+    import json
+    import re
+
+    first = (IO / "edge.abc.I20").read_text().split("\n")[0].split("\t")  # mcl's first cluster
+    (tmp_path / "sets.gmt").write_text("decoy\tnone\tzz1\tzz2\nthe first complex\tby hand\t" + "\t".join(first) + "\n")
+    (tmp_path / "names.tsv").write_text("# label TAB name\nalpha\tALP1\ngamma delta\tGD2\n")
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o", "--html", tmp_path / "v.html",
+                          "--complexes", tmp_path / "sets.gmt", "--names", tmp_path / "names.tsv"], capsys)
+    assert status == 0, err
+    data = json.loads(re.search(r'id="netmcl-data">(.*?)</script>',
+                                (tmp_path / "v.html").read_text(encoding="utf-8"), re.S).group(1))
+    assert data["clusters"][0]["name"] == "the first complex" and data["clusters"][0]["score"] == 1.0
+    shown = dict(zip(data["nodes"]["id"], data["nodes"]["name"]))
+    assert shown["alpha"] == "ALP1" and shown["gamma delta"] == "GD2" and shown["beta"] == "beta"
+    (tmp_path / "bad.tsv").write_text("alpha\tALP1\nbeta ALP2\n")
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o3", "--html", tmp_path / "v3.html",
+                          "--names", tmp_path / "bad.tsv"], capsys)
+    assert status == 1 and "bad.tsv, line 2" in err and "'beta ALP2'" in err and (tmp_path / "o3").exists()
+    assert not (tmp_path / "v3.html").exists()
+    (tmp_path / "unrelated.tsv").write_text("omega\tOMG1\n")
+    status, _, err = run([IO / "edge.abc", "--abc", "-o", tmp_path / "o4", "--html", tmp_path / "v4.html",
+                          "--names", tmp_path / "unrelated.tsv"], capsys)
+    assert status == 1 and "name none of the graph's nodes" in err and not (tmp_path / "v4.html").exists()
 
 
 def test_cytoscape_failure_keeps_the_clusters(tmp_path, capsys):

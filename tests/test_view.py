@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 
 import netmcl
-from netmcl.datasets import load_collins2007, load_cyc2008
+from netmcl.datasets import load_collins2007, load_cyc2008, load_yeast_gene_names
 from netmcl.exceptions import ParameterError
 from netmcl.viz.html import _json_for_script
 
@@ -52,10 +52,10 @@ def yeast():
 
 @pytest.fixture(scope="module")
 def yeast_page(yeast, tmp_path_factory):
-    """The yeast network's view, its clusters named by CYC2008's complexes."""
+    """The yeast network's view: proteins by gene name, clusters named by CYC2008's complexes."""
     G, cl = yeast
     path = tmp_path_factory.mktemp("view") / "yeast.html"
-    return netmcl.view(G, cl, path, complexes=load_cyc2008())
+    return netmcl.view(G, cl, path, label_attribute="gene", complexes=load_cyc2008(named=True))
 
 
 def test_json_in_a_script_cannot_close_it():
@@ -75,13 +75,17 @@ def test_page_is_self_contained_and_names_clusters(yeast, yeast_page):
     data = json.loads(re.search(r'id="netmcl-data">(.*?)</script>', page, re.S).group(1))
     assert data["mode"] == "nodes" and len(data["nodes"]["name"]) == G.number_of_nodes()
     assert [c["size"] for c in data["clusters"]] == cl.sizes
+    # proteins are shown by gene name, or by ORF where they have none
+    genes = load_yeast_gene_names()
+    assert data["nodes"]["name"] == [genes.get(v, v) for v in data["nodes"]["id"]]
+    assert sum(v in genes for v in G) == 1174 and "TFC3" in data["nodes"]["name"]
     # cluster 0 is named by the CYC2008 complex it overlaps best, checked against the overlap score
     members = set(cl.clusters[0]) if hasattr(cl, "clusters") else set(cl.partition()[0])
-    complexes = load_cyc2008()
-    scores = [len(members & set(c)) ** 2 / (len(members) * len(set(c) & set(G))) if set(c) & set(G) else 0
-              for c in complexes]
-    best = max(range(len(complexes)), key=scores.__getitem__)
-    assert data["clusters"][0]["name"] == f"complex {best + 1}"
+    complexes = load_cyc2008(named=True)
+    scores = {name: len(members & set(c)) ** 2 / (len(members) * len(set(c) & set(G))) if set(c) & set(G) else 0
+              for name, c in complexes.items()}
+    best = max(scores, key=scores.__getitem__)
+    assert scores[best] >= 0.25 and data["clusters"][0]["name"] == best == "cytoplasmic ribosomal large subunit"
     assert "<iframe srcdoc=" in v._repr_html_() and 'sandbox="allow-scripts"' in v._repr_html_()
 
 
@@ -102,18 +106,18 @@ def test_bad_label_attribute_is_named(tmp_path):
 @needs_chromium
 def test_yeast_view_renders_offline_in_chromium(yeast, yeast_page):
     G, cl = yeast
-    dom, status, errors = rendered(yeast_page.path, "#search=YPL126W")  # found, as if clicked
+    dom, status, errors = rendered(yeast_page.path, "#search=YPL126W")  # found by its ORF (NAN1), as if clicked
     assert status["data-ready"] == "true", errors
     assert status["data-errors"] == "0" and errors.strip() == ""
     assert int(status["data-rendered-nodes"]) == G.number_of_nodes()
     assert int(status["data-rendered-edges"]) == G.number_of_edges()
     assert dom.count('<li><span class="swatch"') == len(cl)  # the cluster list, one entry per cluster
-    assert ">complex " in dom
+    assert "<span>cytoplasmic ribosomal large subunit</span>" in dom and "<span>SAGA complex</span>" in dom
     panel = re.search(r'<div id="netmcl-panel">(.*?)</table>', dom, re.S).group(1)
-    assert f"<h4>{G.degree('YPL126W')} neighbours (weight)</h4>" in panel
-    shown = re.findall(r'</span>([A-Z0-9-]+)</td><td class="num">([0-9.e-]+)</td>', panel)
+    assert "NAN1" in panel and f"<h4>{G.degree('YPL126W')} neighbours (weight)</h4>" in panel
+    shown = re.findall(r'</span>([A-Za-z0-9-]+)</td><td class="num">([0-9.e-]+)</td>', panel)
     assert {v: float(w) for v, w in shown} == pytest.approx(
-        {v: float(f"{d['weight']:.3g}") for v, d in G["YPL126W"].items()}, rel=1e-6)
+        {G.nodes[v]["gene"]: float(f"{d['weight']:.3g}") for v, d in G["YPL126W"].items()}, rel=1e-6)
 
 
 def test_page_script_builds_text_only():

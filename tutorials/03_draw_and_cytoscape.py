@@ -45,20 +45,23 @@ print(clustering.summary())
 # the nine largest clusters get the nine colours of a colour-blind safe
 # palette, largest first, and all the others share a pale grey.  The legend
 # lists the coloured clusters with their sizes and names: given known
-# complexes (here CYC2008, which ships with netmcl), a cluster is named by
-# the complex it overlaps best (overlap score ``|A & B|² / (|A| |B|)`` of at
-# least 0.25, as in ``netmcl.compare_to_complexes``), and otherwise by its
-# three most connected proteins.  CYC2008's complexes come as a list, so
-# they are named by their line in the file ("complex 1" ...); a mapping
-# ``{"26S proteasome": [...], ...}`` gives its names.  For a STRING network
-# read with ``netmcl.read_string(links, info=...)``,
-# ``label_attribute="preferred_name"`` shows gene names instead of STRING ids.
+# complexes (here CYC2008, which ships with netmcl with its complexes'
+# names), a cluster is named by the complex it overlaps best (overlap score
+# ``|A & B|² / (|A| |B|)`` of at least 0.25, as in
+# ``netmcl.compare_to_complexes``), and otherwise by its three most
+# connected proteins.  The proteins are shown by gene name: the bundled
+# network carries each protein's SGD gene name as the node attribute
+# ``gene`` (its ORF where it has none), and ``label_attribute="gene"``
+# picks it.  For a STRING network read with
+# ``netmcl.read_string(links, info=...)`` the attribute is
+# ``"preferred_name"``; a plain mapping ``{label: name}`` works too.
 
 # %%
 from netmcl.datasets import load_cyc2008
 
-complexes = load_cyc2008()
-netmcl.plot.draw_to_file(G, clustering, "yeast_clusters.png", complexes=complexes)
+complexes = load_cyc2008(named=True)  # {"20S proteasome": ["YBL041W", ...], ...}
+netmcl.plot.draw_to_file(G, clustering, "yeast_clusters.png", label_attribute="gene", complexes=complexes)
+
 
 # %% [markdown]
 # In ``yeast_clusters.png`` the biggest cluster (161 proteins, rose) sits
@@ -112,17 +115,19 @@ print(result)
 # their sizes and names, and a click on a protein lists its neighbours with
 # the interaction weights.  Graphs of more than 3,000 proteins open on the
 # graph of clusters, and a click opens a cluster.  In Jupyter,
-# ``netmcl.view(G, clustering, complexes=complexes)`` without a file name
-# shows the view in the notebook.  From the command line:
-# ``netmcl collins2007.txt --abc --html yeast_view.html --complexes cyc2008.txt``.
+# ``netmcl.view(G, clustering, label_attribute="gene", complexes=complexes)``
+# without a file name shows the view in the notebook.  From the command
+# line, a table of ``label TAB name`` lines gives the names and a gene-set
+# file (``.gmt``: name, description, members) the complexes:
+# ``netmcl collins2007.txt --abc --html yeast_view.html --names genes.tsv --complexes cyc2008.gmt``.
 
 # %%
-page = netmcl.view(G, clustering, "yeast_view.html", complexes=complexes)
+page = netmcl.view(G, clustering, "yeast_view.html", label_attribute="gene", complexes=complexes)
 print(page)
 
 # %% [markdown]
-# Open ``yeast_view.html`` in a browser; ``yeast_view.html#search=YPL126W``
-# finds a protein and ``yeast_view.html#cluster=3`` opens on a cluster.
+# Open ``yeast_view.html`` in a browser; ``yeast_view.html#search=NAN1``
+# (or its ORF, ``YPL126W``) finds a protein and ``yeast_view.html#cluster=3`` opens on a cluster.
 #
 # ## In Cytoscape
 #

@@ -30,6 +30,7 @@ References
    Research 46:e33 (2018).
 """
 
+import collections.abc
 import math
 from typing import NamedTuple
 
@@ -723,8 +724,10 @@ def compare_to_complexes(clustering, complexes, *, overlap_threshold=0.25, min_s
     ----------
     clustering : Clustering, list of clusters, dict or VertexClustering
         The clusters (a partition; overlap is allowed too).
-    complexes : iterable of iterables of labels
-        The gold standard, e.g. :func:`netmcl.datasets.load_cyc2008`.
+    complexes : iterable of iterables of labels, or mapping name -> labels
+        The gold standard, e.g. :func:`netmcl.datasets.load_cyc2008` (a
+        mapping's names are not used here; pictures and views name clusters
+        by them).
     overlap_threshold : float, default 0.25
     min_size : int, default 3
 
@@ -755,6 +758,8 @@ def compare_to_complexes(clustering, complexes, *, overlap_threshold=0.25, min_s
     for cluster in clusters:
         for label in cluster:
             index.setdefault(label, len(index))
+    if isinstance(complexes, collections.abc.Mapping):
+        complexes = complexes.values()
     rows, cols, sizes = [], [], []
     for cx in complexes:
         members = sorted({index[p] for p in cx if p in index})

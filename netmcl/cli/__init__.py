@@ -20,7 +20,7 @@ import warnings
 
 
 from .._version import __version__
-from ..exceptions import NetmclError, ParameterError
+from ..exceptions import InputFileError, NetmclError, ParameterError
 from ..io import read_abc, read_mci, write_clusters
 from ..params import MclParams, split_options
 from ._common import add_parameter_flags, output_name, parameters_of
@@ -203,8 +203,15 @@ def _parser():
     g.add_argument(
         "--complexes",
         metavar="FILE",
-        help="known complexes, one per line, members separated by TABs or else white space (CYC2008's layout): "
+        help="known complexes, one per line, members separated by TABs or else white space (CYC2008's layout), "
+        "or a gene-set file FILE.gmt (name TAB description TAB members...): "
         "--plot and --html name each cluster by the complex it overlaps best",
+    )
+    g.add_argument(
+        "--names",
+        metavar="FILE",
+        help="readable node names for --plot and --html: a table of label TAB name per line "
+        "(e.g. ORF TAB gene symbol)",
     )
     g.add_argument(
         "--cytoscape",
@@ -315,12 +322,14 @@ def _after(args, graph, clustering):
     status = 0
     jobs = []
     named = {}
-    if args.complexes is not None and (args.plot or args.html):
-        try:
-            named["complexes"] = _read_complexes(args.complexes)
-        except OSError as exc:
-            _error(f"--complexes: {_one_line(exc)}; the clusters were written.")
-            return 1
+    for flag, path, key, read in (("--complexes", args.complexes, "complexes", _read_complexes),
+                                  ("--names", args.names, "label_attribute", _read_names)):
+        if path is not None and (args.plot or args.html):
+            try:
+                named[key] = read(path)
+            except (OSError, InputFileError) as exc:
+                _error(f"{flag}: {_one_line(exc).rstrip('.')}; the clusters were written.")
+                return 1
     if args.plot:
         jobs.append(("plot", "draw_to_file", lambda f: f(graph, clustering, args.plot, **named), "--plot"))
     if args.html:
@@ -345,10 +354,36 @@ def _after(args, graph, clustering):
 
 def _read_complexes(path):
     """The complexes of a file with one complex per line: members separated by TABs when the line
-    has one (labels may hold spaces, as in a cluster file), else by white space."""
+    has one (labels may hold spaces, as in a cluster file), else by white space.  A FILE.gmt is a
+    gene-set file: name TAB description TAB members, and gives a mapping name -> members."""
     with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-        lines = [line.rstrip("\r\n") for line in handle if line.strip() and not line.startswith("#")]
-    return [[m for m in (line.split("\t") if "\t" in line else line.split()) if m] for line in lines]
+        lines = [(k, line.rstrip("\r\n")) for k, line in enumerate(handle, 1)
+                 if line.strip() and not line.startswith("#")]
+    if not str(path).lower().endswith(".gmt"):
+        return [[m for m in (line.split("\t") if "\t" in line else line.split()) if m] for _, line in lines]
+    sets = {}
+    for k, line in lines:
+        fields = line.split("\t")
+        if len(fields) < 3 or not fields[0]:
+            raise InputFileError(path, "a .gmt line is name TAB description TAB members.", line=k,
+                                 value=line[:80])
+        sets[fields[0]] = [m for m in fields[2:] if m]
+    return sets
+
+
+def _read_names(path):
+    """label -> readable name, from a file of label TAB name per line."""
+    names = {}
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        for k, line in enumerate(handle, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2 or not fields[0] or not fields[1]:
+                raise InputFileError(path, "a names line is label TAB name.", line=k, value=line[:80])
+            names[fields[0]] = fields[1]
+    return names
 
 
 def _one_line(exc):

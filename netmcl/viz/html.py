@@ -221,9 +221,11 @@ def view(G, clustering, path=None, *, label_attribute=None, complexes=None, max_
     path : str or os.PathLike, optional
         The HTML file to write (whole or not at all).  Without it, nothing
         is written and the returned :class:`View` shows inline in Jupyter.
-    label_attribute : str, optional
+    label_attribute : str or mapping, optional
         Node attribute with the names to show (``"preferred_name"`` for a
-        graph from :func:`netmcl.read_string`); default the node labels.
+        graph from :func:`netmcl.read_string`, ``"gene"`` for
+        :func:`netmcl.datasets.load_collins2007`), or a mapping label ->
+        name; default the node labels.
     complexes : mapping name -> members, or list of member lists, optional
         Known complexes (e.g. :func:`netmcl.datasets.load_cyc2008`): each
         cluster is named by the complex it overlaps best (overlap score of

@@ -30,8 +30,10 @@ def node_names(G, labels, label_attribute=None):
         attributes); graphs without node attributes give the labels.
     labels : sequence
         The node labels, in order.
-    label_attribute : str, optional
-        Node attribute holding the readable name.
+    label_attribute : str or mapping, optional
+        Node attribute holding the readable name, or a mapping label -> name
+        (e.g. :func:`netmcl.datasets.load_yeast_gene_names`, or a table read
+        from a file for a graph without node attributes).
 
     Returns
     -------
@@ -40,7 +42,7 @@ def node_names(G, labels, label_attribute=None):
     Raises
     ------
     ParameterError
-        If no node has `label_attribute`.
+        If no node has `label_attribute` (or the mapping names none of them).
 
     Examples
     --------
@@ -48,10 +50,21 @@ def node_names(G, labels, label_attribute=None):
     >>> G = nx.Graph([("P1", "P2")]); G.nodes["P1"]["symbol"] = "CDC28"
     >>> node_names(G, ["P1", "P2"], "symbol")
     ['CDC28', 'P2']
+    >>> node_names(G, ["P1", "P2"], {"P2": "CLN3"})
+    ['P1', 'CLN3']
     """
     if label_attribute is None:
         return [str(v) for v in labels]
     found = {}
+    if isinstance(label_attribute, collections.abc.Mapping):
+        found = {v: str(label_attribute[v]) for v in labels if label_attribute.get(v) not in (None, "")}
+        if not found:
+            raise ParameterError(
+                f"The names given (label_attribute, a mapping of {len(label_attribute):,} entries, e.g. "
+                f"{next(iter(label_attribute.items()), None)!r}) name none of the graph's nodes "
+                f"(e.g. {next(iter(labels), None)!r}); its keys must be the nodes' labels."
+            )
+        return [found.get(v, str(v)) for v in labels]
     if hasattr(G, "nodes") and hasattr(G, "adj"):  # NetworkX
         for v, value in G.nodes(data=label_attribute):
             if value is not None and value != "":

@@ -309,10 +309,11 @@ def draw(
         Seed of the layouts.
     weight : str, default "weight"
         Edge attribute with the weights (NetworkX).
-    label_attribute : str, optional
+    label_attribute : str or mapping, optional
         Node attribute with the names to write and to name clusters by
         (``"preferred_name"`` for a graph from :func:`netmcl.read_string`,
-        gene symbols, ...); default the node labels.
+        ``"gene"`` for :func:`netmcl.datasets.load_collins2007`), or a
+        mapping label -> name; default the node labels.
     complexes : mapping name -> members, or list of member lists, optional
         Known complexes (e.g. :func:`netmcl.datasets.load_cyc2008`; complexes
         in a list are named by position from 1): a cluster is named by the
