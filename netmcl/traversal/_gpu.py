@@ -171,7 +171,7 @@ def _ranks(xp, roots):
     return rank[roots]
 
 
-def components_of_pattern(indptr, indices, n):
+def components_of_pattern(indptr, indices, n, threads=None):
     """Weakly connected components of a sparse pattern held on the device.
 
     For the interpretation of an MCL result on the GPU: the arcs are read in
@@ -183,6 +183,9 @@ def components_of_pattern(indptr, indices, n):
     indptr : int64 device array (CuPy; NumPy under the simulator), shape (n + 1,)
     indices : int32 device array
     n : int
+    threads : int, optional
+        Threads per block of the launches (default :data:`THREADS`; the
+        answer does not depend on it).
 
     Returns
     -------
@@ -190,12 +193,14 @@ def components_of_pattern(indptr, indices, n):
         Component numbers 0, 1, ... in order of each component's smallest node.
     """
     _, xp, K = _runtime()
+    tpb = THREADS if threads is None else int(threads)
+    blocks = max(1, (int(n) + tpb - 1) // tpb)
     label = xp.arange(n, dtype=np.int32)
     changed = xp.zeros(1, dtype=np.int32)
     while n:
         changed[:] = 0
-        K["hook"][_blocks(n), THREADS](indptr, indices, np.int32(n), label, changed)
-        K["jump"][_blocks(n), THREADS](label, np.int32(n))
+        K["hook"][blocks, tpb](indptr, indices, np.int32(n), label, changed)
+        K["jump"][blocks, tpb](label, np.int32(n))
         if int(changed[0]) == 0:
             break
     return _ranks(xp, label)
