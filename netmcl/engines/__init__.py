@@ -3,7 +3,8 @@
 An *engine* owns the iterand of an MCL run and turns it into the next one.
 The iteration loop (:mod:`netmcl.mcl`) owns everything else: the start matrix,
 the inflation schedule, convergence, the split into groups of connected
-components, interpretation of the limit.  A new engine implements the methods
+components, interpretation of the limit (which an engine may do where it
+holds the iterand: :meth:`Engine.clusters`).  A new engine implements the methods
 of :class:`Engine` below, registers itself with :func:`register_engine`, and
 is correct when the test suite finds its iterands bit-identical to those of
 the reference engine (:mod:`netmcl.engines.reference`) on every small test

@@ -162,6 +162,13 @@ class GpuEngine(Engine):
         lets the host inflate every column (for tests); "never" trusts the
         device's ``pow`` (not bit-exact in rare cases).
 
+    Attributes
+    ----------
+    bytes_to_host : int
+        Bytes copied from the device to the host so far: the iterations'
+        small records, and for the clusters an int32 per node (``clusters``);
+        ``result()`` adds the whole iterand.
+
     Examples
     --------
     >>> import os
