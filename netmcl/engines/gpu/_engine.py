@@ -82,22 +82,23 @@ COLUMN_BYTES = 8 * 6 + 8 + 3
 SEVERAL = -1
 
 
-def _several(nodes, indptr, indices, label, none):
+def _several(nodes, lo, hi, indices, label, none):
     """{node: set of systems} of the `nodes` in several attractor systems.
 
-    Column ``v`` of the CSC pattern (`indptr`, `indices`) holds the nodes
-    that node ``v`` of `nodes` points to in the DAG; `label` gives every
-    other node's one system, or `none` (in none).  The sets are the union of
-    the children's, to a fixed point (the host's ``_memberships`` on these
-    few nodes).
+    ``indices[lo[k]:hi[k]]`` are the nodes that ``nodes[k]`` points to in
+    the DAG; `label` gives every other node's one system, or `none` (in
+    none).  The sets are the union of the children's, to a fixed point (the
+    host's ``_memberships`` on these few nodes).
     """
     sets = {int(v): set() for v in nodes}
+    spans_of = {int(v): (int(a), int(b)) for v, a, b in zip(nodes, lo, hi)}
     while True:
         grown = False
         for v in sets:
             s = sets[v]
             before = len(s)
-            for i in indices[indptr[v]:indptr[v + 1]].tolist():
+            a, b = spans_of[v]
+            for i in indices[a:b].tolist():
                 c = int(label[i])
                 if c == SEVERAL:
                     s |= sets[i]
@@ -384,10 +385,11 @@ class GpuEngine(Engine):
             alone &= label >= 0
             nodes = np.flatnonzero(label == SEVERAL)
             node_of, clus_of = [np.flatnonzero(alone)], [label[alone].astype(np.int64)]
-            if nodes.size:
+            if nodes.size:  # their DAG columns: a start and an end each, and the arcs
                 indptr, indices = self._pattern(keep, several.astype(np.uint8), xp.ones(n, dtype=np.uint8))
-                indptr, indices = self._host(indptr), self._host(indices)
-                for node, clus in _several(nodes, indptr, indices, label, none).items():
+                at = xp.asarray(nodes)
+                lo, hi, indices = self._host(indptr[at]), self._host(indptr[at + 1]), self._host(indices)
+                for node, clus in _several(nodes, lo, hi, indices, label, none).items():
                     node_of.append(np.full(len(clus), node, dtype=np.int64))
                     clus_of.append(np.array(sorted(clus), dtype=np.int64))
             node_of, clus_of = np.concatenate(node_of), np.concatenate(clus_of)
