@@ -146,8 +146,9 @@ def _words(K, xp, rptr, ridx, sources, out, row0, n):
 #: measurements (benchmarks/traversal_bench.py --engine gpu) show where delta-stepping wins
 SSSP_METHODS = ("auto", "bellman-ford", "delta-stepping")
 
-#: delta-stepping's bucket width is this many mean arc weights per mean out-degree (the rule of
-#: cuGraph's near-far method): wider buckets take fewer rounds and re-relax more arcs
+#: delta-stepping's bucket width is this many mean arc weights per mean out-degree (the rule
+#: cuGraph's near-far method is reported to use): wider buckets take fewer rounds, each with
+#: a host synchronisation, and relax more arcs again when a distance drops
 DELTA_SCALE = 32.0
 
 
