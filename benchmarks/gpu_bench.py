@@ -10,7 +10,8 @@ Times are wall seconds of a fresh process, from start to exit:
 * ``gpu``: this script's ``--run-one`` (read_abc, ``netmcl.mcl(engine="gpu")``,
   write_clusters), which also records how long its kernels took to compile
   (``compile_s``, once per process: numba-cuda compiles at the first launch)
-  and the iterations (``iterate_s``).
+  and the iterations (``iterate_s``); then it interprets the limit again on
+  the device and on the host (seconds, bytes copied back, same clusters).
 
 Inputs (made under OUTDIR/inputs, seeded): ``gen-10k`` (generated
 communities, 10k nodes / 200k edges, as ``run_benchmarks.py``'s),
@@ -68,11 +69,24 @@ def run_one(path, out, engine, record):
     graph = netmcl.read_abc(path)
     times["read_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    clustering = netmcl.mcl(graph, engine=get_engine(engine), attribute=None)
+    eng = get_engine(engine)
+    clustering = netmcl.mcl(graph, engine=eng, attribute=None)
     times["cluster_s"] = time.perf_counter() - t
     times["iterate_s"] = sum(s.seconds for s in clustering.stats)
     times["iterations"] = clustering.n_iterations
     times["phases"] = max(s.extra.get("phases", 1) for s in clustering.stats)
+    if engine == "gpu":  # the limit's interpretation on the device (what mcl() used) against the host's
+        from netmcl.interpret import interpret
+
+        for where, find in (("device", lambda: eng.clusters("cut")),
+                            ("host", lambda: interpret(eng.result(), overlap="cut"))):
+            t, before = time.perf_counter(), eng.bytes_to_host
+            found = [c.tolist() for c in find()]
+            times[f"interpret_{where}_s"] = time.perf_counter() - t
+            times[f"interpret_{where}_bytes"] = eng.bytes_to_host - before
+            times.setdefault("interpretations", []).append(found)
+        device, host = times.pop("interpretations")
+        times["interpret_identical"] = device == host
     t = time.perf_counter()
     netmcl.write_clusters(out, clustering)
     times["write_s"] = time.perf_counter() - t
@@ -188,6 +202,17 @@ def main(argv=None):
                   if d else "-")
         lines.append(f"| {r['input']} | {r.get('mcl_s')} | {r.get('cpu_s')} | {r.get('gpu_s')} | {detail} | "
                      f"{'yes' if r['identical'] else 'NO'} ({', '.join(r['compared'])}) |")
+    interpreted = [r for r in results if "interpret_device_s" in r.get("gpu_detail", {})]
+    if interpreted:
+        lines += ["", "The limit's interpretation on the device (the GPU engine's `clusters`, what the run used) "
+                  "against the host's (`interpret` of the limit copied back), seconds and bytes copied to the host",
+                  "", "| input | device | host (copy included) | bytes: device | bytes: host | same clusters |",
+                  "|---|---|---|---|---|---|"]
+        for r in interpreted:
+            d = r["gpu_detail"]
+            lines.append(f"| {r['input']} | {d['interpret_device_s']:.3f} | {d['interpret_host_s']:.3f} | "
+                         f"{d['interpret_device_bytes']:,} | {d['interpret_host_bytes']:,} | "
+                         f"{'yes' if d['interpret_identical'] else 'NO'} |")
     (out / "results.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     try:

@@ -7,8 +7,8 @@
 # 1. installs this checkout with pip, without the network (numpy, scipy, networkx,
 #    numba, numba-cuda and cupy must be there already);
 # 2. unpacks Debian's mcl (benchmarks/debs/, or --debs DIR) into OUTDIR/mcl-root;
-# 3. runs the GPU engine's tests on the device (NUMBA_ENABLE_CUDASIM=0), then the
-#    golden-file fidelity tests with the GPU engine among the engines;
+# 3. runs the GPU engine's tests on the device (NUMBA_ENABLE_CUDASIM=0), the GPU
+#    traversal tests, then the golden-file fidelity tests with the GPU engine among the engines;
 # 4. times the GPU engine, mcl -te 16 and the CPU engine at 16 threads end to end
 #    (benchmarks/gpu_bench.py) and checks their cluster files are identical.
 # Everything it writes goes to OUTDIR: logs, results.md/.json, times.png.
@@ -104,6 +104,7 @@ fi
 
 # 3. the tests on the device: the GPU engine's own, then golden fidelity with the GPU among the engines
 run test-gpu 200 "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu.py
+run test-traversal-gpu 120 "$PY" -m pytest -q -p no:cacheprovider tests/test_traversal.py -k "gpu or delta"
 if [ "$QUICK" = 0 ]; then
     run test-fidelity-gpu "$(( $(left) > 300 ? 120 : 60 ))" "$PY" -m pytest -q -p no:cacheprovider -x \
         tests/test_fidelity.py -k "gpu and (cathat or line_graphs or random_graphs or flip_flop or iterands or real_networks)"

@@ -26,7 +26,11 @@ Examples
 --------
 python benchmarks/traversal_bench.py                         # string-like graph, CPU
 python benchmarks/traversal_bench.py --bionev bionev_STRING_PPI.edgelist.gz
-python benchmarks/traversal_bench.py --engine gpu --tools netmcl   # on a GPU machine
+python benchmarks/traversal_bench.py --engine gpu --tools netmcl scipy   # on a GPU machine
+
+With ``--engine gpu`` shortest paths are timed three ways: "auto" and both
+GPU methods (frontier Bellman-Ford, delta-stepping), each checked against
+the other tools' distances.
 """
 
 import argparse
@@ -114,7 +118,7 @@ def netmcl_tool(engine):
         net.csr()  # the weighted matrix Dijkstra reads
         return net
 
-    return {
+    ops = {
         "build": build,
         "bfs1": lambda g, s: hop_matrix(g, s[:1], engine),
         "bfs100": lambda g, s: hop_matrix(g, s, engine),
@@ -122,6 +126,10 @@ def netmcl_tool(engine):
         "wcc": lambda g: weak_ids(g, engine),
         "scc": lambda g: strong_ids(g, engine),
     }
+    if engine == "gpu":  # both GPU methods, each measured, for the choice of "auto"
+        ops["sssp_bf"] = lambda g, s: distance_matrix(g, s[:1], engine, "bellman-ford")
+        ops["sssp_delta"] = lambda g, s: distance_matrix(g, s[:1], engine, "delta-stepping")
+    return ops
 
 
 def igraph_tool():
@@ -215,7 +223,9 @@ def canonical(labels):
 
 
 ROWS = [("build", "build the undirected graph from edge arrays"), ("bfs1", "BFS hops, 1 source"),
-        ("bfs100", "BFS hops, 100 sources"), ("sssp", "shortest paths (Dijkstra), 1 source"),
+        ("bfs100", "BFS hops, 100 sources"), ("sssp", "shortest paths, 1 source (Dijkstra; GPU: auto)"),
+        ("sssp_bf", "shortest paths, 1 source: frontier Bellman-Ford (GPU)"),
+        ("sssp_delta", "shortest paths, 1 source: delta-stepping (GPU)"),
         ("wcc", "connected components"), ("build_d", "build the directed graph"),
         ("scc", "strongly connected components (directed)")]
 
@@ -240,10 +250,13 @@ def run(name, src, dst, score, n, tools, repeat, nx_max_edges, engine):
         # learns about a graph (a connected graph's components then cost nothing)
         col["wcc"], out = best(lambda: t["wcc"](g), 1)
         answers.setdefault("wcc", {})[tool] = canonical(out)
-        for op in ("bfs1", "bfs100", "sssp"):
+        for op in ("bfs1", "bfs100", "sssp", "sssp_bf", "sssp_delta"):
+            if op not in t:
+                continue
             reps = 1 if tool == "networkx" else repeat
             col[op], out = best(lambda: t[op](g, sources), reps)
-            answers.setdefault(op, {})[tool] = np.asarray(out)
+            same_as = "sssp" if op.startswith("sssp") else op  # every method's distances are checked
+            answers.setdefault(same_as, {})[tool if op == same_as else f"{tool} {op}"] = np.asarray(out)
         del g
         col["build_d"], g = best(lambda: t["build"](dsrc, ddst, dcost, n, True), 1)
         col["scc"], out = best(lambda: t["scc"](g), 1)
@@ -258,6 +271,8 @@ def run(name, src, dst, score, n, tools, repeat, nx_max_edges, engine):
     header = "| operation | " + " | ".join(results) + " |"
     lines = [header, "|" + "---|" * (len(results) + 1)]
     for key, text in ROWS:
+        if all(results[tool].get(key) is None for tool in results):
+            continue
         cells = []
         for tool in results:
             v = results[tool].get(key)
@@ -287,7 +302,10 @@ def main(argv=None):
 
         tiny = _graph.as_net(np.array([[0, 1.0, 0], [1.0, 0, 1.0], [0, 0, 0]]), weight="weight")
         for f in (lambda: hop_matrix(tiny, [0], args.engine), lambda: hop_matrix(tiny, [0, 1, 2], args.engine),
-                  lambda: distance_matrix(tiny, [0], args.engine), lambda: weak_ids(tiny, args.engine),
+                  lambda: distance_matrix(tiny, [0], args.engine),
+                  lambda: distance_matrix(tiny, [0], args.engine,
+                                          "delta-stepping" if args.engine == "gpu" else "auto"),
+                  lambda: weak_ids(tiny, args.engine),
                   lambda: strong_ids(tiny, args.engine)):
             f()
     out = [f"# netmcl.traversal benchmark (engine={args.engine}; best of {args.repeat}, seconds or ms)\n"]

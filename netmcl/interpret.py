@@ -11,7 +11,7 @@ import numpy as np
 
 from .sparse import CscMatrix, distinct, indptr_of, normalize_columns, spans, weak_components
 
-__all__ = ["interpret", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
+__all__ = ["interpret", "resolve", "sort_clusters", "OVERLAP_MODES", "SORT_MODES"]
 
 OVERLAP_MODES = ("cut", "keep", "split")
 SORT_MODES = ("revsize", "size", "lex", "none")
@@ -98,6 +98,39 @@ def interpret(limit, *, overlap="cut"):
     cid = np.empty(ncomp, dtype=np.int64)
     cid[order] = np.arange(ncomp)
     node_of, clus_of = _memberships(D, diag, attractors, cid[comp])
+    return resolve(node_of, clus_of, n, ncomp, overlap)
+
+
+def resolve(node_of, clus_of, n, ncomp, overlap="cut"):
+    """The clusters of the (node, cluster) memberships of a limit's `n` nodes.
+
+    The last step of :func:`interpret`, shared with engines that find the
+    memberships themselves (the GPU engine's ``clusters``): nodes in no
+    cluster form one more cluster, then overlap is resolved.
+
+    Parameters
+    ----------
+    node_of, clus_of : numpy.ndarray of int
+        The memberships: node ``node_of[i]`` is in attractor system
+        ``clus_of[i]`` (systems numbered ``0 .. ncomp - 1`` in mcl's order:
+        largest first, then by smallest attractor); any order.
+    n, ncomp : int
+        Nodes, attractor systems.
+    overlap : {"cut", "keep", "split"}
+
+    Returns
+    -------
+    list of numpy.ndarray
+        As :func:`interpret`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [c.tolist() for c in resolve(np.array([0, 1, 1, 2]), np.array([0, 0, 1, 1]), 4, 2, "split")]
+    [[0], [2], [3], [1]]
+    """
+    node_of = np.asarray(node_of, dtype=np.int64)
+    clus_of = np.asarray(clus_of, dtype=np.int64)
     # nodes in no cluster ("garbage entries") together form one more cluster, as in mcl 22-282
     homeless = np.flatnonzero(np.bincount(node_of, minlength=n) == 0)
     node_of = np.concatenate([node_of, homeless])

@@ -23,7 +23,7 @@ from .clustering import Clustering
 from .components import GroupedEngine, component_groups
 from .engines import Engine, get_engine
 from .exceptions import ConvergenceWarning, ParameterError
-from .interpret import interpret, sort_clusters
+from .interpret import sort_clusters
 from .params import MclParams, parameters_doc, signature_with_parameters, split_options
 
 __all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "cluster_graph", "CHAOS_LIMIT"]
@@ -121,7 +121,7 @@ class MclState:
         [[0, 1], [2, 3]]
         """
         params = self._params
-        clusters = sort_clusters(interpret(self._engine.result(), overlap=params.overlap), params.sort)
+        clusters = sort_clusters(self._engine.clusters(overlap=params.overlap), params.sort)
         return Clustering(
             clusters,
             self._graph.labels,

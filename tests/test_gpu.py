@@ -151,11 +151,45 @@ def assert_golden(family, case_id, tmp_path, engine):
 # fidelity
 
 
+def assert_device_interpretation(engine):
+    """The engine's own interpretation of its iterand (``clusters``, on the
+    device) equals the host's (``interpret`` of ``result()``) in every
+    overlap mode, and copies to the host an int32 per node and a flag per
+    round of its fixed point -- never the iterand, whose copy the same
+    counter sees.  Returns whether a node is in several attractor systems."""
+    from netmcl.interpret import interpret
+
+    limit, n = engine.result(), engine.n
+    several = 0
+    for overlap in ("cut", "keep", "split"):
+        before = engine.bytes_to_host
+        mine = [c.tolist() for c in engine.clusters(overlap)]
+        copied = engine.bytes_to_host - before
+        theirs = [c.tolist() for c in interpret(limit, overlap=overlap)]
+        assert mine == theirs, f"overlap={overlap}: the device's clusters differ from the host's"
+        if overlap == "keep":
+            several = sum(map(len, theirs)) - n  # memberships beyond one a node
+        # labels, a flag per round of the fixed point, and (keep, split) the columns of the nodes in several systems
+        columns = 16 * several + 4 * limit.nnz if overlap != "cut" and several else 0
+        assert 4 * n <= copied <= 4 * n + 4 * (n + 1) + columns, f"overlap={overlap}: {copied} bytes copied back"
+    before = engine.bytes_to_host
+    engine.result()
+    assert engine.bytes_to_host - before >= 16 * n + 8 * limit.nnz  # a copy of the iterand is counted
+    return several > 0
+
+
 @pytest.mark.parametrize("launch", LAUNCHES, ids=lambda launch: f"launch{launch}")
 def test_cathat_and_line_graphs_every_overlap_mode(launch, tmp_path):
-    assert_golden("cathat", "cathat", tmp_path, gpu(launch))
+    """Clusters found on the device (the loop asks the engine) are mcl's, and
+    equal the host's interpretation of the same limit in every overlap mode."""
+    engine = gpu(launch)
+    assert_golden("cathat", "cathat", tmp_path, engine)
+    several = assert_device_interpretation(engine)
     for case_id in ("line5-I2-cut", "line5-I2-keep", "line5-I2-split", "line7-I1.5-keep", "line4-I3-cut"):
-        assert_golden("lines", case_id, tmp_path, gpu(launch))
+        engine = gpu(launch)
+        assert_golden("lines", case_id, tmp_path, engine)
+        several |= assert_device_interpretation(engine)
+    assert several, "no limit has a node in several attractor systems"
 
 
 #: small random graphs of the golden set with aggressive -P/-S/-R/-pct: every pruning branch
@@ -171,6 +205,7 @@ def test_aggressive_pruning_takes_every_branch(tmp_path):
     for k, case_id in enumerate(AGGRESSIVE):
         engine = gpu(LAUNCHES[k % 2])
         clustering = assert_golden("random", case_id, tmp_path, engine)
+        assert_device_interpretation(engine)
         for stats in clustering.stats:
             for name in totals:
                 totals[name] += getattr(stats, name)
@@ -187,6 +222,61 @@ def test_pow_paths_and_the_host_inflation(tmp_path):
     assert_golden("iterands", "triangle_bumped", tmp_path, gpu(LAUNCHES[1]))  # the x1.001 bump: I is not 2
     # -P 0: sums that underflow to float32 zeros stay as entries on the sparse path
     assert_golden("iterands", "line15_float32_zeros", tmp_path, gpu(LAUNCHES[0]))
+
+
+def _random_limit(n, rng):
+    """A column-stochastic-like matrix with few entries a column: loops or not,
+    values from a small set (ties at the column maximum, near the DAG's bar,
+    zeros), empty columns.  Its interpretation has chains, cycles without an
+    attractor, nodes in several systems and nodes in none."""
+    indptr, rows, vals = [0], [], []
+    for j in range(n):
+        col = set(rng.choice(n, int(rng.integers(0, 4)), replace=False).tolist())
+        if rng.random() < 0.4:
+            col.add(j)
+        col = sorted(col)
+        rows += col
+        vals += rng.choice([1.0, 0.5, 0.25, 0.2495, 0.7, 0.0], len(col)).tolist()
+        indptr.append(len(rows))
+    return netmcl.sparse.CscMatrix(np.array(indptr), np.array(rows, dtype=np.int32),
+                                   np.array(vals, dtype=np.float32), n)
+
+
+def test_device_interpretation_of_random_limits():
+    """Hand-made limits loaded as they are (CSC, not ELLPACK): the device's
+    clusters equal the host's in every mode, with nodes in several systems
+    and in none among them."""
+    from netmcl.engines.gpu import GpuEngine
+
+    rng = np.random.default_rng(7)
+    several = homeless = 0
+    for k in range(16):
+        limit = _random_limit(12, rng)
+        blocks, threads = LAUNCHES[k % 2]
+        engine = GpuEngine(blocks=blocks, threads_per_block=threads)
+        engine.load(limit.copy(), n_rule=limit.shape[0])
+        several += assert_device_interpretation(engine)
+        homeless += bool((np.diff(limit.indptr) == 0).any())  # an empty column's node is in no system
+    assert several and homeless, (several, homeless)
+
+
+def test_the_loop_interprets_on_the_device(tmp_path):
+    """The last state's clustering (what mcl returns) comes from the engine's
+    own interpretation: it copies an int per node, not the limit."""
+    from netmcl.engines.gpu import GpuEngine
+
+    case, spec = golden_case("lines", "line5-I2-cut")
+    engine = GpuEngine(blocks=LAUNCHES[0][0], threads_per_block=LAUNCHES[0][1])
+    *_, last = netmcl.mcl_iterates(graph_of(spec, tmp_path), engine=engine, **mg.mcl_kwargs(case["args"]))
+    before = engine.bytes_to_host
+    clusters = [list(c) for c in last.clustering()]
+    copied = engine.bytes_to_host - before
+    assert clusters == case["clusters"]
+    n = engine.n
+    assert copied <= 4 * n + 4 * (n + 1), f"{copied} bytes copied back for {n} nodes"
+    before = engine.bytes_to_host
+    engine.result()
+    assert engine.bytes_to_host - before > 16 * n > copied
 
 
 def test_the_simulated_pow_is_the_c_librarys():

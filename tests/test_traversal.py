@@ -327,6 +327,51 @@ def test_gpu_engine_gives_the_cpu_engine_s_answers(directed, small_blocks):
         np.testing.assert_array_equal(bfs(G, sources, engine="gpu").matrix, bfs(G, sources).matrix)
 
 
+@pytest.mark.parametrize("directed", [False, True])
+def test_gpu_delta_stepping_matches_scipy_s_dijkstra(directed, small_blocks):
+    """Delta-stepping on integer costs with zeros (zero-weight cycles): scipy's
+    distances exactly, whatever the bucket width -- narrower than any arc
+    (every arc heavy but the zeros), the default, one bucket (Bellman-Ford)."""
+    from netmcl.traversal import _gpu
+
+    G = _random_graph(24, 0.09, seed=4, directed=directed, zeros=True)
+    M, nodes = _scipy(G)
+    ref = csgraph.dijkstra(M, directed=True, indices=[0, 5, 9])
+    net = as_net(G, weight="weight")
+    for delta in (0.5, 2.5, None, np.inf):
+        np.testing.assert_array_equal(_gpu.sssp(net, [0, 5, 9], method="delta-stepping", delta=delta), ref)
+    r = shortest_paths(G, [nodes[0], nodes[5]], engine="gpu", method="delta-stepping")
+    cpu = shortest_paths(G, [nodes[0], nodes[5]], method="dijkstra")
+    np.testing.assert_array_equal(r.matrix, cpu.matrix)
+    assert r.predecessors(nodes[5]) == cpu.predecessors(nodes[5])
+
+
+def test_gpu_delta_stepping_with_float_costs(small_blocks):
+    """Float costs (STRING-like, 1 - score): scipy's distances to a relative
+    1e-12, and no arc can shorten any distance (a fixed point of Bellman's equations)."""
+    rng = np.random.default_rng(8)
+    G0 = nx.gnp_random_graph(30, 0.12, seed=8)
+    G = nx.Graph()
+    for u, v in G0.edges:
+        G.add_edge(u, v, weight=1.0 - rng.integers(400, 1000) / 1000.0)
+    M, nodes = _scipy(G)
+    ref = csgraph.dijkstra(M, directed=True, indices=[0, 3])
+    for method in ("delta-stepping", "bellman-ford"):
+        d = shortest_paths(G, [nodes[0], nodes[3]], engine="gpu", method=method).matrix
+        np.testing.assert_allclose(d, ref, rtol=1e-12)
+        rows, cols = M.nonzero()
+        for k in range(2):
+            assert (d[k, cols] <= d[k, rows] + M[rows, cols]).all()
+
+
+def test_shortest_path_methods_are_checked():
+    G = nx.path_graph(3)
+    with pytest.raises(ParameterError, match="method.*dijkstra"):
+        shortest_paths(G, 0, method="delta-stepping")  # a GPU method on the CPU
+    with pytest.raises(ParameterError, match="method"):
+        shortest_paths(G, 0, weight=None, method="fastest")
+
+
 def test_gpu_strong_components_on_a_graph_needing_every_phase(small_blocks):
     # a chain (trimmed), a big cycle with a chord (forward-backward), two cycles joined one way (colouring)
     G = nx.DiGraph([(0, 1), (1, 2)])
@@ -394,6 +439,9 @@ i32, i64, f64, u64 = int32[::1], int64[::1], float64[::1], uint64[::1]
 sigs = {
     "bfs_expand": (i64, i32, i32, int32, i32, int32, i32, i32),
     "relax": (i64, i32, f64, i32, int32, f64, i32),
+    "relax_class": (i64, i32, f64, i32, int32, f64, i32, float64, int32),
+    "take_bucket": (i32, f64, int32, float64, i32, i32),
+    "in_bucket": (f64, int32, float64, float64, i32, i32),
     "compact": (i32, int32, i32, i32),
     "hook": (i64, i32, int32, i32, i32),
     "jump": (i32, int32),
@@ -422,4 +470,4 @@ def test_gpu_kernels_compile_for_a_device():
     assert run.returncode == 0, run.stderr[-3000:]
     if run.stdout.startswith("SKIP"):
         pytest.skip(f"no CUDA compiler for the audit: {run.stdout.strip()}")
-    assert run.stdout.strip() == "OK 9"
+    assert run.stdout.strip() == "OK 12"

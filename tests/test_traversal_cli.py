@@ -108,6 +108,9 @@ def test_errors_are_one_line_and_leave_no_file(abc, tmp_path, capsys):
     assert main(["paths", str(abc), "-s", "P1", "--cost", "neglog", "--string", "-o", str(out)]) == 1
     assert not out.exists()
     assert main(["bfs", str(abc)]) == 2  # no source: a command-line mistake
+    assert main(["paths", str(abc), "-s", "P1", "--method", "delta-stepping", "-o", str(out)]) == 1  # a GPU method
+    assert "must be one of ['auto', 'dijkstra'] with engine='cpu'" in capsys.readouterr().err
+    assert not out.exists()
     bad = tmp_path / "bad.abc"
     bad.write_text("a\tb\t-1\n")
     assert main(["paths", str(bad), "-s", "a", "-o", str(out)]) == 1
@@ -130,5 +133,8 @@ def test_gpu_engine_writes_the_same_tables(abc, tmp_path, monkeypatch):
                 assert main([command[0], str(abc), *command[1:], "--engine", engine, "-o", str(out)]) == 0
                 texts.append(out.read_text())
             assert texts[0] == texts[1]
+        out = tmp_path / "delta.tsv"
+        assert main(["paths", str(abc), "-s", "P3", "--engine", "gpu", "--method", "delta-stepping", "-o", str(out)]) == 0
+        assert out.read_text() == (tmp_path / "paths.cpu.tsv").read_text()
     finally:
         sys.setswitchinterval(old)

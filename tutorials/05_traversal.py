@@ -88,3 +88,14 @@ gpu_components = connected_components(H, engine="gpu")
 assert np.array_equal(gpu_components.ids, c900.ids)
 print(f"\nengine='gpu' gives the same hop counts and the same {len(gpu_components)} components"
       + (" (in numba's CUDA simulator)" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" else ""))
+# Shortest paths on the GPU: a frontier Bellman-Ford (method="auto", as cuRnet) or
+# delta-stepping, which relaxes the arcs in buckets of distance; both are Dijkstra's distances.
+for u, v, d in H.edges(data=True):
+    d["cost"] = 1.0 - d["weight"]
+kras = protein["KRAS"]
+dijkstra = shortest_paths(H, kras, weight="cost").matrix
+for method in ("bellman-ford", "delta-stepping"):
+    on_gpu = shortest_paths(H, kras, weight="cost", engine="gpu", method=method).matrix
+    assert np.allclose(on_gpu, dijkstra, rtol=1e-12, atol=0) and (np.isinf(on_gpu) == np.isinf(dijkstra)).all()
+print(f"shortest paths from KRAS at score >= 900: the GPU's Bellman-Ford and delta-stepping give Dijkstra's "
+      f"{int(np.isfinite(dijkstra).sum())} distances")

@@ -117,10 +117,13 @@ def _paths(argv):
     p.add_argument("--cost", choices=("weight", "one-minus", "neglog"),
                    help="the cost of an edge: its weight, 1 - weight or -ln(weight) "
                         "(default: weight; one-minus with --string, whose weights are scores in 0-1)")
+    p.add_argument("--method", choices=("auto", "dijkstra", "bellman-ford", "delta-stepping"), default="auto",
+                   help="auto (default: Dijkstra on the CPU, Bellman-Ford on the GPU), dijkstra (CPU), "
+                        "bellman-ford or delta-stepping (GPU)")
     args = p.parse_args(argv)
     how = args.cost or ("one-minus" if args.string else "weight")
     net = _costs(as_net(_read(args), weight="weight", directed=args.directed or None), how)
-    _write_paths(args, shortest_paths(net, args.sources, engine=args.engine))
+    _write_paths(args, shortest_paths(net, args.sources, engine=args.engine, method=args.method))
     return 0
 
 

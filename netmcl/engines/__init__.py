@@ -3,7 +3,8 @@
 An *engine* owns the iterand of an MCL run and turns it into the next one.
 The iteration loop (:mod:`netmcl.mcl`) owns everything else: the start matrix,
 the inflation schedule, convergence, the split into groups of connected
-components, interpretation of the limit.  A new engine implements the methods
+components, interpretation of the limit (which an engine may do where it
+holds the iterand: :meth:`Engine.clusters`).  A new engine implements the methods
 of :class:`Engine` below, registers itself with :func:`register_engine`, and
 is correct when the test suite finds its iterands bit-identical to those of
 the reference engine (:mod:`netmcl.engines.reference`) on every small test
@@ -24,6 +25,10 @@ The life of an engine
 3. ``engine.result()`` -- once, for the limit (and whenever a caller of
    :func:`netmcl.mcl_iterates` asks for an iterand): a ``CscMatrix`` on the
    host.
+4. ``engine.clusters(overlap)`` -- the clusters of the current iterand, as
+   :func:`netmcl.interpret.interpret` finds them; the default interprets
+   ``result()`` on the host, an engine may interpret where the iterand lives
+   (the GPU engine does, and copies back an int per node).
 
 The arithmetic contract (mcl 22-282's, bit for bit)
 ---------------------------------------------------
@@ -191,6 +196,15 @@ class Engine:
     def result(self):
         """The current iterand on the host, as a :class:`~netmcl.sparse.CscMatrix`."""
         raise NotImplementedError
+
+    def clusters(self, overlap="cut"):
+        """The clusters of the current iterand: :func:`netmcl.interpret.interpret`
+        of :meth:`result` with mcl's ``-overlap`` mode `overlap` (sorted arrays
+        of node ids, in the order of attractor systems).  An engine may find
+        them where it holds the iterand; the answer must be the same lists."""
+        from ..interpret import interpret
+
+        return interpret(self.result(), overlap=overlap)
 
     def start_matrix(self, matrix, params):
         """mcl's start matrix of a graph's weights (:func:`netmcl.sparse.start_of`

@@ -8,7 +8,7 @@ the graph's own node labels (integer ids for a scipy matrix).
 * :func:`bfs` -- hop distances from one or many sources (a dense matrix, one
   row per source) and breadth-first trees;
 * :func:`shortest_paths` -- weighted distances (Dijkstra on the CPU, a
-  frontier Bellman-Ford on the GPU) and shortest-path trees;
+  frontier Bellman-Ford or delta-stepping on the GPU) and shortest-path trees;
 * :func:`connected_components` and :func:`strongly_connected_components`,
   numbered by each component's smallest node.
 
@@ -109,11 +109,22 @@ def bfs(G, sources=None, *, engine="cpu", directed=None):
     return Paths(net, ids, hop_matrix(net, ids, engine), weighted=False)
 
 
-def distance_matrix(net, ids, engine="cpu"):
+#: shortest_paths' methods: "auto" is Dijkstra (scipy) on the CPU and the frontier Bellman-Ford on the GPU
+SSSP_METHODS = {"cpu": ("auto", "dijkstra"), "gpu": ("auto", "bellman-ford", "delta-stepping")}
+
+
+def _check_method(engine, method):
+    if engine in SSSP_METHODS and method not in SSSP_METHODS[engine]:
+        raise ParameterError(f"The 'method' parameter of shortest_paths must be one of {list(SSSP_METHODS[engine])} "
+                             f"with engine={engine!r}. Got {method!r} instead.")
+
+
+def distance_matrix(net, ids, engine="cpu", method="auto"):
     """Weighted distances from the node ids `ids`: float64 array (len(ids), n), inf where unreachable."""
+    _check_method(engine, method)
     gpu = _engine(engine)
     if gpu is not None:
-        return gpu.sssp(net, ids)
+        return gpu.sssp(net, ids, method=method)
     from scipy.sparse.csgraph import dijkstra
 
     if len(ids) == 0:
@@ -121,7 +132,7 @@ def distance_matrix(net, ids, engine="cpu"):
     return np.atleast_2d(dijkstra(net.csr(), directed=True, indices=np.asarray(ids)))
 
 
-def shortest_paths(G, sources=None, *, weight="weight", engine="cpu", directed=None):
+def shortest_paths(G, sources=None, *, weight="weight", engine="cpu", directed=None, method="auto"):
     """Weighted shortest-path distances from one or many sources.
 
     Parameters
@@ -138,6 +149,13 @@ def shortest_paths(G, sources=None, *, weight="weight", engine="cpu", directed=N
     engine : {"cpu", "gpu"}
     directed : bool, optional
         Default: as the graph is (see :func:`as_net`).
+    method : {"auto", "dijkstra", "bellman-ford", "delta-stepping"}
+        How the distances are found: "dijkstra" (scipy's) on the CPU;
+        "bellman-ford" (a frontier Bellman-Ford, as cuRnet's) or
+        "delta-stepping" (Meyer and Sanders' buckets of distance) on the GPU.
+        "auto": Dijkstra on the CPU, the frontier Bellman-Ford on the GPU.
+        Every method gives the same distances (with float costs, to the last
+        bit where the shortest path is unique).
 
     Returns
     -------
@@ -161,6 +179,7 @@ def shortest_paths(G, sources=None, *, weight="weight", engine="cpu", directed=N
     >>> r["a"], r.path("a", "c")
     ({'a': 0.0, 'b': 0.2, 'c': 0.30000000000000004}, ['a', 'b', 'c'])
     """
+    _check_method(engine, method)
     if weight is None:
         net = as_net(G, weight=None, directed=directed)
         ids = _sources(net, sources)
@@ -169,7 +188,7 @@ def shortest_paths(G, sources=None, *, weight="weight", engine="cpu", directed=N
         return Paths(net, ids, hops, weighted=False)
     net = as_net(G, weight=weight, directed=directed)
     ids = _sources(net, sources)
-    return Paths(net, ids, distance_matrix(net, ids, engine), weighted=True)
+    return Paths(net, ids, distance_matrix(net, ids, engine, method), weighted=True)
 
 
 def weak_ids(net, engine="cpu"):

@@ -10,7 +10,8 @@ node claims unvisited heads with a compare-and-swap) from one or two
 sources, and from more 64 at a time as the bits of a word per node (a thread
 per node pulls its in-neighbours' frontier words); shortest paths by a
 frontier Bellman-Ford (a thread per changed node relaxes its arcs with an
-atomic minimum; the rounds end when no distance drops); connected components
+atomic minimum; the rounds end when no distance drops) or by delta-stepping
+(the same relaxations, taken in buckets of distance); connected components
 by minimum-label propagation with pointer jumping (labels converge to each
 component's smallest node); strongly connected components by trimming, one
 forward-backward search from a pivot (which takes the giant component) and
@@ -20,7 +21,7 @@ colouring for the rest (Orzan; the "multistep" method of Slota et al.).
 
 import numpy as np
 
-from ..exceptions import BackendUnavailableError
+from ..exceptions import BackendUnavailableError, ParameterError
 
 __all__ = ["available", "components_of_pattern", "bfs", "sssp", "weak", "strong"]
 
@@ -141,8 +142,38 @@ def _words(K, xp, rptr, ridx, sources, out, row0, n):
         front, nxt = nxt, front
 
 
-def sssp(net, sources):
-    """Shortest-path distances, shape (len(sources), n), float64, inf where unreachable (a host array)."""
+#: the shortest-path methods of the GPU; "auto" is "bellman-ford" until a device's
+#: measurements (benchmarks/traversal_bench.py --engine gpu) show where delta-stepping wins
+SSSP_METHODS = ("auto", "bellman-ford", "delta-stepping")
+
+#: delta-stepping's bucket width is this many mean arc weights per mean out-degree (the rule
+#: cuGraph's near-far method is reported to use): wider buckets take fewer rounds, each with
+#: a host synchronisation, and relax more arcs again when a distance drops
+DELTA_SCALE = 32.0
+
+
+def default_delta(net):
+    """Delta-stepping's bucket width for `net`: ``DELTA_SCALE * mean weight / mean out-degree``
+    (inf where every weight is 0: one bucket, Bellman-Ford)."""
+    arcs = net.indices.size
+    if arcs == 0 or net.weights is None:
+        return np.inf
+    mean = float(np.mean(net.weights))
+    if mean <= 0.0:
+        return np.inf
+    return DELTA_SCALE * mean / (arcs / max(net.n, 1))
+
+
+def sssp(net, sources, method="auto", delta=None):
+    """Shortest-path distances, shape (len(sources), n), float64, inf where unreachable (a host array).
+
+    method "bellman-ford" (and "auto"): a frontier Bellman-Ford, the rounds
+    relaxing the arcs of the nodes whose distance dropped; "delta-stepping":
+    Meyer and Sanders' buckets of width `delta` (default :func:`default_delta`).
+    """
+    if method not in SSSP_METHODS:
+        raise ParameterError(f"The GPU's shortest-path method must be one of {list(SSSP_METHODS)}. "
+                             f"Got {method!r} instead.")
     _, xp, K = _runtime()
     n = net.n
     indptr, indices, weights = _upload(net, xp, "weighted", (net.indptr, net.indices, net.weights))
@@ -150,6 +181,13 @@ def sssp(net, sources):
     queue = xp.empty(max(n, 1), dtype=np.int32)
     flag = xp.zeros(max(n, 1), dtype=np.int32)
     count = xp.zeros(1, dtype=np.int32)
+    if method == "delta-stepping":
+        delta = default_delta(net) if delta is None else float(delta)
+        if not delta > 0.0:
+            raise ParameterError(f"delta-stepping's bucket width must be positive. Got {delta!r} instead.")
+        for r, s in enumerate(sources):
+            _delta_stepping(K, xp, indptr, indices, weights, int(s), out[r], queue, flag, count, n, delta)
+        return _host(xp, out)
     for r, s in enumerate(sources):
         dist = out[r]
         dist[int(s)] = 0.0
@@ -163,6 +201,44 @@ def sssp(net, sources):
     return _host(xp, out)
 
 
+def _delta_stepping(K, xp, indptr, indices, weights, s, dist, queue, flag, count, n, delta):
+    """Distances from `s` into `dist` by delta-stepping (Meyer and Sanders, J. Algorithms 49(1), 2003).
+
+    The flagged nodes are those whose distance dropped since their arcs were
+    last relaxed.  A bucket starts at the smallest flagged distance ``lo``
+    and ends before ``hi = lo + delta``: its flagged nodes relax their light
+    arcs (weight <= delta), round after round, until none is left below
+    ``hi``; then the nodes it settled (distance in [lo, hi)) relax their
+    heavy arcs once, which lands at ``hi`` or beyond.  Distances below ``lo``
+    are final.
+    """
+    dist[s] = 0.0
+    flag[s] = 1
+    blocks = _blocks(n)
+    delta = np.float64(delta)
+    while True:
+        lo = float(xp.min(xp.where(flag[:n] != 0, dist, np.inf)))
+        if lo == np.inf:
+            return
+        hi = max(np.float64(lo) + delta, np.nextafter(np.float64(lo), np.inf))
+        while True:  # light arcs, until the bucket holds no flagged node
+            count[:] = 0
+            K["take_bucket"][blocks, THREADS](flag, dist, np.int32(n), hi, queue, count)
+            qsize = int(count[0])
+            if qsize == 0:
+                break
+            K["relax_class"][_blocks(qsize), THREADS](indptr, indices, weights, queue, np.int32(qsize), dist, flag,
+                                                        delta, np.int32(0))
+        if delta == np.inf:
+            continue  # no heavy arcs
+        count[:] = 0
+        K["in_bucket"][blocks, THREADS](dist, np.int32(n), np.float64(lo), hi, queue, count)
+        qsize = int(count[0])
+        if qsize:
+            K["relax_class"][_blocks(qsize), THREADS](indptr, indices, weights, queue, np.int32(qsize), dist, flag,
+                                                        delta, np.int32(1))
+
+
 def _ranks(xp, roots):
     """Component numbers in order of each component's smallest node, from each node's smallest node."""
     n = roots.size
@@ -171,7 +247,7 @@ def _ranks(xp, roots):
     return rank[roots]
 
 
-def components_of_pattern(indptr, indices, n):
+def components_of_pattern(indptr, indices, n, threads=None):
     """Weakly connected components of a sparse pattern held on the device.
 
     For the interpretation of an MCL result on the GPU: the arcs are read in
@@ -183,6 +259,9 @@ def components_of_pattern(indptr, indices, n):
     indptr : int64 device array (CuPy; NumPy under the simulator), shape (n + 1,)
     indices : int32 device array
     n : int
+    threads : int, optional
+        Threads per block of the launches (default :data:`THREADS`; the
+        answer does not depend on it).
 
     Returns
     -------
@@ -190,12 +269,14 @@ def components_of_pattern(indptr, indices, n):
         Component numbers 0, 1, ... in order of each component's smallest node.
     """
     _, xp, K = _runtime()
+    tpb = THREADS if threads is None else int(threads)
+    blocks = max(1, (int(n) + tpb - 1) // tpb)
     label = xp.arange(n, dtype=np.int32)
     changed = xp.zeros(1, dtype=np.int32)
     while n:
         changed[:] = 0
-        K["hook"][_blocks(n), THREADS](indptr, indices, np.int32(n), label, changed)
-        K["jump"][_blocks(n), THREADS](label, np.int32(n))
+        K["hook"][blocks, tpb](indptr, indices, np.int32(n), label, changed)
+        K["jump"][blocks, tpb](label, np.int32(n))
         if int(changed[0]) == 0:
             break
     return _ranks(xp, label)

@@ -37,6 +37,44 @@ def relax(indptr, indices, weights, queue, qsize, dist, flag):
 
 
 @cuda.jit
+def relax_class(indptr, indices, weights, queue, qsize, dist, flag, delta, heavy):
+    # delta-stepping: relax the light arcs (weight <= delta) of the queued nodes, or with heavy != 0
+    # the heavy ones (weight > delta); a node whose distance drops is flagged
+    t = cuda.grid(1)
+    if t < qsize:
+        u = queue[t]
+        du = dist[u]
+        for e in range(indptr[u], indptr[u + int32(1)]):
+            w = weights[e]
+            if (w > delta) == (heavy != int32(0)):
+                v = indices[e]
+                nd = du + w
+                if nd < dist[v]:
+                    old = cuda.atomic.min(dist, v, nd)
+                    if nd < old:
+                        flag[v] = int32(1)
+
+
+@cuda.jit
+def take_bucket(flag, dist, n, hi, queue, count):
+    # queue (and unflag) the flagged nodes of the current bucket, distance below hi; the others stay flagged
+    v = cuda.grid(1)
+    if v < n and flag[v] != int32(0) and dist[v] < hi:
+        flag[v] = int32(0)
+        slot = cuda.atomic.add(count, 0, int32(1))
+        queue[slot] = v
+
+
+@cuda.jit
+def in_bucket(dist, n, lo, hi, queue, count):
+    # queue the nodes the bucket [lo, hi) settled: their heavy arcs are relaxed once
+    v = cuda.grid(1)
+    if v < n and dist[v] >= lo and dist[v] < hi:
+        slot = cuda.atomic.add(count, 0, int32(1))
+        queue[slot] = v
+
+
+@cuda.jit
 def compact(flag, n, queue, count):
     v = cuda.grid(1)
     if v < n and flag[v] != int32(0):
@@ -143,5 +181,6 @@ def words_pull(rptr, ridx, n, k, full, seen, front, nxt, out, row0, depth, activ
                     out[row0 + b, v] = depth
 
 
-KERNELS = dict(bfs_expand=bfs_expand, relax=relax, compact=compact, hook=hook, jump=jump, trim=trim,
+KERNELS = dict(bfs_expand=bfs_expand, relax=relax, relax_class=relax_class, take_bucket=take_bucket,
+               in_bucket=in_bucket, compact=compact, hook=hook, jump=jump, trim=trim,
                reach=reach, propagate=propagate, words_pull=words_pull)

@@ -18,6 +18,10 @@ iteration the host reads three small records: the staging total, the
 phases' kept counts (with the columns whose inflation is left to the host,
 see ``_kernels``), and the iteration's statistics.
 
+The clusters.  ``clusters`` interprets the limit on the device and copies
+back an int32 per node (see its docstring), not the limit; ``bytes_to_host``
+counts every copy from the device.
+
 Out of device memory.  An iteration that runs out of device memory (a CUDA
 allocation failure, or a budget ``max_memory`` too small for its phases) is
 run again with twice the phases and half the blocks (the result never
@@ -74,6 +78,37 @@ SCRATCH_BYTES = 13
 COLUMN_BYTES = 8 * 6 + 8 + 3
 
 
+#: the host's mark, in ``clusters``, of a node in several attractor systems
+SEVERAL = -1
+
+
+def _several(nodes, lo, hi, indices, label, none):
+    """{node: set of systems} of the `nodes` in several attractor systems.
+
+    ``indices[lo[k]:hi[k]]`` are the nodes that ``nodes[k]`` points to in
+    the DAG; `label` gives every other node's one system, or `none` (in
+    none).  The sets are the union of the children's, to a fixed point (the
+    host's ``_memberships`` on these few nodes).
+    """
+    sets = {int(v): set() for v in nodes}
+    spans_of = {int(v): (int(a), int(b)) for v, a, b in zip(nodes, lo, hi)}
+    while True:
+        grown = False
+        for v in sets:
+            s = sets[v]
+            before = len(s)
+            a, b = spans_of[v]
+            for i in indices[a:b].tolist():
+                c = int(label[i])
+                if c == SEVERAL:
+                    s |= sets[i]
+                elif c != none:
+                    s.add(c)
+            grown |= len(s) != before
+        if not grown:
+            return sets
+
+
 def _allocate(xp, shape, dtype, zero=False):
     """A device array (CuPy) or a NumPy array under the simulator.  Every
     allocation of the engine comes through here."""
@@ -128,6 +163,13 @@ class GpuEngine(Engine):
         lets the host inflate every column (for tests); "never" trusts the
         device's ``pow`` (not bit-exact in rare cases).
 
+    Attributes
+    ----------
+    bytes_to_host : int
+        Bytes copied from the device to the host so far: the iterations'
+        small records, and for the clusters an int32 per node (``clusters``);
+        ``result()`` adds the whole iterand.
+
     Examples
     --------
     >>> import os
@@ -178,6 +220,8 @@ class GpuEngine(Engine):
         self._width = None  # W of the ELLPACK-R slab; None: the iterand is CSC (the start matrix)
         self.n = 0
         self.n_rule = 0
+        #: bytes copied from the device to the host so far (``_host``)
+        self.bytes_to_host = 0
 
     # ------------------------------------------------------------------ helpers
     def _new(self, shape, dtype, zero=False):
@@ -190,6 +234,9 @@ class GpuEngine(Engine):
         return out
 
     def _host(self, array):
+        """`array` on the host: every copy from the device goes through here and is
+        counted in ``bytes_to_host`` (under the simulator: what would cross)."""
+        self.bytes_to_host += int(array.nbytes)
         return array if self.simulated else array.get()
 
     def _grid(self, count):
@@ -272,6 +319,95 @@ class GpuEngine(Engine):
         np.cumsum(length, out=indptr[1:])
         at = spans(start, length)
         return CscMatrix(indptr, rows[at], vals[at], self.n)
+
+    def clusters(self, overlap="cut"):
+        """The clusters of the current iterand, found on the device.
+
+        The attractor DAG (:func:`~netmcl.interpret.interpret`'s first
+        step) is marked in place (``attractor_dag``), the attractor systems
+        are the weak components of its arcs among attractors
+        (:func:`netmcl.traversal._gpu.components_of_pattern`), numbered in
+        mcl's order on the device, and every other node takes the smallest
+        and largest system it reaches (``spread_clusters``, to a fixed
+        point).  The host gets one int32 per node: the node's system where
+        it is in exactly one (its first with ``overlap="cut"``), or a mark
+        for none or several.  With "keep" and "split", the DAG columns of
+        the nodes in several systems (few) come back too, and their sets are
+        completed on the host.  :func:`netmcl.interpret.resolve` then forms
+        the clusters, as after the host's interpretation: the same lists.
+        """
+        if self._cpu is not None:
+            return self._cpu.clusters(overlap)
+        if overlap not in ("cut", "keep", "split"):
+            raise ParameterError(f"The 'overlap' parameter must be one of ['cut', 'keep', 'split']. "
+                                 f"Got {overlap!r} instead.")
+        from ...interpret import resolve
+        from ...traversal import _gpu as T
+
+        xp, n, tpb = self._xp, self.n, self.threads_per_block
+        if n == 0:
+            return []
+        grid = self._grid(n)
+        keep = self._new(self._rows.size, np.uint8, zero=True)  # the ELLPACK padding stays 0
+        attractor = self._new(n, np.uint8)
+        K.attractor_dag[grid, tpb](np.int64(n), self._start, self._len, self._rows, self._vals, keep, attractor)
+        # attractor systems: weak components of the DAG's arcs between attractors
+        indptr, indices = self._pattern(keep, attractor, attractor)
+        comp = T.components_of_pattern(indptr, indices, n, threads=tpb)
+        del indptr, indices
+        is_attractor = attractor != 0
+        size = xp.bincount(comp[is_attractor], minlength=n)  # components are numbered by smallest node
+        systems = xp.flatnonzero(size).astype(np.int64)  # ascending: by smallest attractor
+        ncomp = int(systems.size)
+        order = xp.argsort((n - size[systems]) * (n + 1) + systems)  # largest first, then smallest attractor
+        cid = xp.full(n, -1, dtype=np.int32)
+        cid[systems[order]] = xp.arange(ncomp, dtype=np.int32)
+        none = np.int32(np.iinfo(np.int32).max)
+        first = xp.where(is_attractor, cid[comp], none).astype(np.int32)
+        last = xp.where(is_attractor, cid[comp], np.int32(-1)).astype(np.int32)
+        changed = self._new(1, np.int32)
+        while True:
+            changed[:] = 0
+            K.spread_clusters[grid, tpb](np.int64(n), self._start, self._len, self._rows, keep, attractor, first,
+                                         last, changed)
+            if not int(self._host(changed)[0]):
+                break
+        several = (first != last) & (first != none)
+        if overlap == "cut":
+            label = first
+        else:  # SEVERAL: a node in more than one system, its systems found on the host below
+            label = xp.where(several, np.int32(SEVERAL), first)
+        label = self._host(label)
+        alone = label < none
+        if overlap == "cut":
+            node_of, clus_of = np.flatnonzero(alone), label[alone].astype(np.int64)
+        else:
+            alone &= label >= 0
+            nodes = np.flatnonzero(label == SEVERAL)
+            node_of, clus_of = [np.flatnonzero(alone)], [label[alone].astype(np.int64)]
+            if nodes.size:  # their DAG columns: a start and an end each, and the arcs
+                indptr, indices = self._pattern(keep, several.astype(np.uint8), xp.ones(n, dtype=np.uint8))
+                at = xp.asarray(nodes)
+                lo, hi, indices = self._host(indptr[at]), self._host(indptr[at + 1]), self._host(indices)
+                for node, clus in _several(nodes, lo, hi, indices, label, none).items():
+                    node_of.append(np.full(len(clus), node, dtype=np.int64))
+                    clus_of.append(np.array(sorted(clus), dtype=np.int64))
+            node_of, clus_of = np.concatenate(node_of), np.concatenate(clus_of)
+        return resolve(node_of, clus_of, n, ncomp, overlap)
+
+    def _pattern(self, keep, colsel, rowsel):
+        """The kept DAG entries of the columns j with colsel[j] in the rows i with
+        rowsel[i], as a CSC pattern on the device (indptr int64, indices int32)."""
+        xp, n, tpb = self._xp, self.n, self.threads_per_block
+        counts = self._new(n, np.int64)
+        K.count_arcs[self._grid(n), tpb](np.int64(n), self._start, self._len, self._rows, keep, colsel, rowsel,
+                                         counts)
+        indptr = self._new(n + 1, np.int64, zero=True)
+        indptr[1:] = xp.cumsum(counts)
+        indices = self._new(int(self._host(indptr[n:])[0]), np.int32)
+        K.gather_arcs[self._grid(n), tpb](np.int64(n), self._start, self._len, self._rows, keep, colsel, rowsel,
+                                          indptr, indices)
+        return indptr, indices
 
     def release_scratch(self):
         if self._cpu is not None:

@@ -36,6 +36,14 @@ of exactly 2 squares the value instead (exact in float64, and equal to
 ``pow``).  In numba's CUDA simulator ``math.pow`` is the C library's, so the
 check never fires there unless asked to (``pow_check=ALWAYS``).
 
+The interpretation of the limit runs here too (``GpuEngine.clusters``):
+:func:`attractor_dag` marks the attractor DAG's entries in place, a column
+per thread, with the host's arithmetic (``netmcl.interpret``);
+:func:`count_arcs` and :func:`gather_arcs` lay chosen DAG arcs out as a CSC
+pattern (for the components of the attractor systems, and for the few
+nodes in several systems); :func:`spread_clusters` is one round of the
+memberships' fixed point.
+
 The kernels are cached on disk (``cache=True``): a process on a device
 compiles them once per machine, not once per run (about 15 s).
 
@@ -400,3 +408,128 @@ def expand_prune(
             out_status[c] = status
             out_mass[c] = mass
         cuda.syncthreads()
+
+
+# ---------------------------------------------------------------------------
+# interpretation of the limit on the device (``GpuEngine.clusters``)
+
+if getattr(numba.config, "ENABLE_CUDASIM", 0):
+    @cuda.jit(device=True)
+    def _mul_rn(a, b):
+        """a * b in float64, rounded on its own (the simulator's NumPy product is)."""
+        return numba.float64(a) * numba.float64(b)
+
+    @cuda.jit(device=True)
+    def _add_rn(a, b):
+        return numba.float64(a) + numba.float64(b)
+else:
+    from numba.cuda import libdevice
+
+    @cuda.jit(device=True)
+    def _mul_rn(a, b):
+        """a * b in float64, rounded on its own: ``mul.rn`` is never contracted into a
+        fused multiply-add (libdevice's functions are stubs in the simulator, hence two versions)."""
+        return libdevice.dmul_rn(numba.float64(a), numba.float64(b))
+
+    @cuda.jit(device=True)
+    def _add_rn(a, b):
+        return libdevice.dadd_rn(numba.float64(a), numba.float64(b))
+
+
+@cuda.jit(cache=True)
+def attractor_dag(n, start, length, rows, vals, keep, attractor):
+    """mcl's attractor DAG of the limit, a column per thread (``netmcl.interpret._attractor_dag``).
+
+    keep[slot] = 1 for the entries of column j at or above its bar
+    (``0.999 * diag + 0.001 * max`` when the diagonal is below the column's
+    maximum, else ``diag / 1.01``; products and sum rounded one by one, as
+    NumPy does) whose value, the column then normalised, is at least
+    ``1 / (kept + 1)``; 0 for the others.  attractor[j] = 1 when the
+    diagonal entry is kept.
+    """
+    for j in range(cuda.grid(1), n, cuda.gridsize(1)):
+        o = start[j]
+        m = length[j]
+        colmax = numba.float64(0.0)
+        diag = numba.float64(0.0)
+        for p in range(m):
+            x = numba.float64(vals[o + p])
+            if x > colmax:
+                colmax = x
+            if rows[o + p] == j:
+                diag = x
+        if diag < colmax:
+            bar = _add_rn(_mul_rn(numba.float64(0.999), diag), _mul_rn(numba.float64(0.001), colmax))
+        else:
+            bar = diag / numba.float64(1.01)
+        count = 0
+        mass = numba.float64(0.0)
+        for p in range(m):
+            x = numba.float64(vals[o + p])
+            if x >= bar:
+                count += 1
+                mass += x
+        if mass == 0.0:
+            mass = numba.float64(1.0)
+        least = numba.float64(1.0) / (numba.float64(count) + numba.float64(1.0))
+        loop = 0
+        for p in range(m):
+            x = numba.float64(vals[o + p])
+            k = 0
+            if x >= bar and numba.float64(numba.float32(x / mass)) >= least:
+                k = 1
+                if rows[o + p] == j:
+                    loop = 1
+            keep[o + p] = k
+        attractor[j] = loop
+
+
+@cuda.jit(cache=True)
+def count_arcs(n, start, length, rows, keep, colsel, rowsel, counts):
+    """counts[j]: the kept entries of column j in rows i with rowsel[i], when colsel[j] (else 0)."""
+    for j in range(cuda.grid(1), n, cuda.gridsize(1)):
+        c = 0
+        if colsel[j] != 0:
+            o = start[j]
+            for p in range(length[j]):
+                if keep[o + p] != 0 and rowsel[rows[o + p]] != 0:
+                    c += 1
+        counts[j] = c
+
+
+@cuda.jit(cache=True)
+def gather_arcs(n, start, length, rows, keep, colsel, rowsel, at, out):
+    """The rows :func:`count_arcs` counts, column j's from out[at[j]], ascending: a CSC pattern."""
+    for j in range(cuda.grid(1), n, cuda.gridsize(1)):
+        if colsel[j] != 0:
+            o = start[j]
+            w = at[j]
+            for p in range(length[j]):
+                i = rows[o + p]
+                if keep[o + p] != 0 and rowsel[i] != 0:
+                    out[w] = i
+                    w += 1
+
+
+@cuda.jit(cache=True)
+def spread_clusters(n, start, length, rows, keep, attractor, first, last, changed):
+    """One round of the memberships' fixed point: a node that is no attractor
+    takes the smallest (first) and largest (last) cluster of the nodes its DAG
+    column points to.  Each thread writes its own node only; the host repeats
+    the rounds until none changes anything."""
+    for d in range(cuda.grid(1), n, cuda.gridsize(1)):
+        if attractor[d] == 0:
+            f = first[d]
+            g = last[d]
+            o = start[d]
+            for p in range(length[d]):
+                if keep[o + p] != 0:
+                    i = rows[o + p]
+                    if first[i] < f:
+                        f = first[i]
+                    if last[i] > g:
+                        g = last[i]
+            if f != first[d] or g != last[d]:
+                first[d] = f
+                last[d] = g
+                changed[0] = 1

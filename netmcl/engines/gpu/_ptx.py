@@ -21,7 +21,10 @@ functions (``__internal_*``, the body of ``pow``):
   round once instead of twice;
 * no float32 fused multiply-add at all;
 * the expansion kernel has both product paths: a float32 product widened
-  and added in float64, and a float64 product of two widened floats.
+  and added in float64, and a float64 product of two widened floats;
+* the interpretation's ``attractor_dag`` has no fused multiply-add at all:
+  its bar ``0.999 * diag + 0.001 * max`` is ``mul.rn.f64`` twice and
+  ``add.rn.f64``, rounded one by one as on the host.
 
 ``dense_product`` and ``exact_product`` are also compiled alone: the first
 must be a float32 multiply then a widening, the second a float64 multiply of
@@ -56,6 +59,10 @@ def _signatures():
         "survey": (int64, a(int64), a(int64), a(int32), a(int64)),
         "copy_spans": (int64, a(int64), a(int64), a(int64), a(int32), a(float32), a(int32), a(float32)),
         "pow_probe": (a(float32), float64, a(float32), a(uint8)),
+        "attractor_dag": (int64, a(int64), a(int64), a(int32), a(float32), a(uint8), a(uint8)),
+        "count_arcs": (int64, a(int64), a(int64), a(int32), a(uint8), a(uint8), a(uint8), a(int64)),
+        "gather_arcs": (int64, a(int64), a(int64), a(int32), a(uint8), a(uint8), a(uint8), a(int64), a(int32)),
+        "spread_clusters": (int64, a(int64), a(int64), a(int32), a(uint8), a(uint8), a(int32), a(int32), a(int32)),
     }
 
 
@@ -160,8 +167,14 @@ def _widened_products(ptx):
 def check(ptxes):
     """Every problem of the compiled kernels (``compile_all``)."""
     problems = []
-    for name in ("expand_prune", "inflate_columns", "survey", "copy_spans", "pow_probe"):
+    for name in _signatures():
         problems += audit(name, ptxes[name])
+    # the interpretation's bar, 0.999 * diag + 0.001 * max: two products and a sum, each rounded
+    ops = [op for op, _ in _instructions(_own_code(ptxes["attractor_dag"]))]
+    if any(op.split(".")[0] in ("fma", "mad") for op in ops):
+        problems.append("attractor_dag: a fused multiply-add (NumPy rounds the bar's products and sum one by one)")
+    if not {"mul.rn.f64", "add.rn.f64"} <= set(ops):
+        problems.append("attractor_dag: the bar is not mul.rn.f64 and add.rn.f64")
     dense, exact = _widened_products(ptxes["expand_prune"])
     if not dense:
         problems.append("expand_prune: no float32 product widened and added in float64 (mcl's dense path)")
