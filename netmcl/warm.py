@@ -1,0 +1,459 @@
+"""Warm restart: cluster a changed network, reusing what a previous run settled.
+
+After edges are added to a network or removed from it, most of its connected
+components are often untouched.  Flow never crosses between components, so
+the iterand of a component after iteration ``k`` depends only on
+
+* its start matrix -- the component's column-stochastic block, its nodes in
+  their relative order, every value bit for bit;
+* the parameters (inflation, pruning, loops, pre-inflation, ...) and the
+  engine's kind;
+* ``n_rule``, the node count of the whole graph, which decides each column's
+  product path (:mod:`netmcl.engines`);
+* ``k`` itself, through the inflation (constant up to iteration 40, then
+  multiplied by 1.001 each iteration).
+
+A run with ``warm_start`` records, for each component, its last iterand
+``F``, the iteration ``f`` from which its iterand stayed ``F``, whether a
+later iteration left ``F`` unchanged (a fixed point), and the iteration at
+which the run converged.  A later run with the same parameters on a graph
+with as many nodes takes each component whose start block is bit-identical
+to a recorded one without iterating it, and iterates the others.  The run
+converges at the first iteration ``K`` at which every component's chaos is
+below 1e-4; a reused component's iterand after ``K`` is ``F``, and its chaos
+is below 1e-4, when
+
+* ``K`` is the iteration at which the recorded run converged (where ``F``
+  was its iterand and its chaos was below 1e-4), or
+* ``F`` is a fixed point reached at ``f < K``, and ``K`` is at most the
+  iteration up to which the fixed point provably holds: any iteration when
+  every column of ``F`` is a single 1.0 (expansion, pruning and inflation
+  of such a column give it back under every inflation); iteration 40 when
+  ``F`` was found fixed by iteration 40, as the inflation is the same until
+  then; otherwise the last iteration the recorded run saw.  The chaos of an
+  iteration is measured before its inflation, on the expansion of ``F``, so
+  it is the chaos the recorded run measured at its convergence.
+
+Whenever the iterated components' chaos falls below 1e-4 (or the iteration
+cap is reached), each reused component is checked against these conditions
+at that iteration; one that fails them is iterated from its start block, up
+to that iteration, and from then on with the others.  The iterand at the
+end is therefore the one a cold run reaches, column for column, and so are
+the clusters, their order and the iteration count.  The ``chaos`` and
+``stats`` of a warm run's :class:`~netmcl.Clustering` describe the
+components it iterated.
+"""
+
+import dataclasses
+import hashlib
+import logging
+import math
+
+import numpy as np
+
+from .components import GroupedEngine, _combine, component_groups
+from .engines import Engine, IterationStats
+from .exceptions import ParameterError
+from .sparse import CscMatrix, spans
+
+__all__ = ["WarmState", "WarmReport", "WarmEngine", "cluster_warm"]
+
+log = logging.getLogger("netmcl")
+
+#: horizon of a fixed point that holds under every inflation
+FOREVER = np.iinfo(np.int64).max
+
+
+class _Blocks:
+    """The diagonal blocks of a matrix on its components, as flat streams.
+
+    Component ``c`` holds nodes ``nodes[node_off[c]:node_off[c + 1]]``
+    (ascending); its block is, column by column, the column lengths, the
+    rows numbered within the component and the values' bits.
+    """
+
+    def __init__(self, matrix, comp, ncomp, nodes=None, node_off=None):
+        n = matrix.shape[0]
+        if nodes is None:
+            nodes = np.argsort(comp, kind="stable")
+            node_off = np.zeros(ncomp + 1, dtype=np.int64)
+            np.cumsum(np.bincount(comp, minlength=ncomp), out=node_off[1:])
+        self.nodes, self.node_off = nodes, node_off
+        local = np.empty(n, dtype=np.int64)
+        local[nodes] = np.arange(n) - np.repeat(node_off[:-1], np.diff(node_off))
+        self.lengths = np.diff(matrix.indptr)[nodes]
+        at = spans(matrix.indptr[nodes], self.lengths)
+        self.rows = local[matrix.indices[at]].astype(np.int32)
+        self.bits = np.ascontiguousarray(matrix.data[at]).view(np.uint32)
+        ends = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=ends[1:])
+        self.entry_off = ends[node_off]
+
+    def parts(self, c):
+        a, b = self.node_off[c], self.node_off[c + 1]
+        e, f = self.entry_off[c], self.entry_off[c + 1]
+        return self.lengths[a:b], self.rows[e:f], self.bits[e:f]
+
+    def digest(self, c):
+        h = hashlib.blake2b(digest_size=16)
+        for part in self.parts(c):
+            h.update(part.tobytes())
+        return h.digest()
+
+    def same(self, c, other, d):
+        """Whether component `c` here and `d` of `other` are the same block, bit for bit."""
+        return all(np.array_equal(x, y) for x, y in zip(self.parts(c), other.parts(d)))
+
+    @property
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.nodes, self.node_off, self.lengths, self.rows, self.bits, self.entry_off))
+
+
+@dataclasses.dataclass
+class WarmState:
+    """What a run recorded for a later warm start (``Clustering.warm_state``).
+
+    Attributes
+    ----------
+    params : MclParams
+        The run's parameters; a warm start with other ones reuses nothing.
+    engine : str
+        The engine's kind.
+    n : int
+        The graph's node count (mcl's dense-path rule depends on it).
+    n_iterations : int
+        The iteration at which the run converged.
+    """
+
+    params: object
+    engine: str
+    n: int
+    n_iterations: int
+    start: _Blocks  # each component's start block
+    final: _Blocks  # its last iterand
+    settled: np.ndarray  # the iteration from which the component's iterand stayed `final`
+    fixed: np.ndarray  # whether an iteration after `settled` left it unchanged
+    horizon: np.ndarray  # the last iteration at which the iterand is provably `final`
+    seen: np.ndarray  # an iteration of a converged run at which the iterand was `final`
+    index: dict  # start block digest -> component
+
+    @property
+    def n_components(self):
+        """Number of components recorded."""
+        return self.settled.size
+
+    @property
+    def nbytes(self):
+        """Memory held by the record (bytes)."""
+        return self.start.nbytes + self.final.nbytes + 8 * 4 * self.settled.size + 64 * len(self.index)
+
+    def __repr__(self):
+        return (f"<WarmState: {self.n_components} components of {self.n} nodes, "
+                f"{self.n_iterations} iterations, {self.nbytes / 2**20:.1f} MiB>")
+
+
+@dataclasses.dataclass
+class WarmReport:
+    """What a warm start reused (``Clustering.warm_report``).
+
+    Attributes
+    ----------
+    components, nodes : int
+        The graph's connected components and nodes.
+    reused_components, reused_nodes : int
+        Those taken from the previous run without iterating them.
+    iterated_components : int
+        Components iterated from the start (new or changed ones).
+    caught_up_components : int
+        Recorded components that were iterated after all, because their
+        recorded iterand is not provably the one at this run's last iteration.
+    reason : str or None
+        Why nothing was reused, where nothing could be.
+    """
+
+    components: int
+    nodes: int
+    reused_components: int = 0
+    reused_nodes: int = 0
+    iterated_components: int = 0
+    caught_up_components: int = 0
+    reason: str = None
+
+    def __str__(self):
+        if self.reason:
+            return f"warm start reused nothing: {self.reason}"
+        return (f"warm start reused {self.reused_components:,} of {self.components:,} components, "
+                f"{self.reused_nodes:,} of {self.nodes:,} nodes; iterated {self.iterated_components:,} components"
+                + (f" and caught up {self.caught_up_components:,}" if self.caught_up_components else ""))
+
+
+def _changed_columns(before, after):
+    """Per column, whether `after` differs from `before` (rows or value bits)."""
+    la, lb = np.diff(before.indptr), np.diff(after.indptr)
+    changed = la != lb
+    cols = np.flatnonzero(~changed & (la > 0))
+    counts = la[cols]
+    pa, pb = spans(before.indptr[cols], counts), spans(after.indptr[cols], counts)
+    bad = (before.indices[pa].astype(np.int64) != after.indices[pb]) | (
+        np.ascontiguousarray(before.data[pa]).view(np.uint32) != np.ascontiguousarray(after.data[pb]).view(np.uint32))
+    if bad.any():
+        changed[np.repeat(cols, counts)[bad]] = True
+    return changed
+
+
+class _Live:
+    """Components iterated in this run, on one engine, each column's last change tracked."""
+
+    def __init__(self, nodes, engine, block, n_rule):
+        self.nodes = nodes
+        self.engine = engine
+        engine.load(block, n_rule=n_rule)
+        self.before = block.copy()
+        self.changed = np.zeros(nodes.size, dtype=np.int64)  # the last iteration that changed each column
+        self.stats = None
+
+    def iterate(self, it, inflation, pruning):
+        self.stats = self.engine.iterate(inflation, pruning)
+        after = self.engine.result()
+        self.changed[_changed_columns(self.before, after)] = it
+        self.before = after.copy()
+        return self.stats
+
+
+class WarmEngine(Engine):
+    """An engine that reuses a previous run's settled components and iterates the rest.
+
+    The loop of :mod:`netmcl.mcl` drives it as it drives any engine (with
+    ``decompose=False``: it decomposes the graph itself).  See the module's
+    text for what is reused and why the iterands are a cold run's.
+
+    Parameters
+    ----------
+    inner : Engine
+        The engine that does the arithmetic (groups of components get
+        engines of its kind, as in a cold run).
+    previous : WarmState or None
+        What the previous run recorded; None: reuse nothing, record.
+    params : MclParams
+        This run's parameters.
+    """
+
+    def __init__(self, inner, previous, params):
+        self.inner = inner
+        self.name = inner.name
+        self.threads = inner.threads
+        self.previous = previous
+        self.params = params
+        self.report = None
+
+    def start_matrix(self, matrix, params):
+        return self.inner.start_matrix(matrix, params)
+
+    def components(self, matrix):
+        return self.inner.components(matrix)
+
+    def _mismatch(self, n_rule):
+        prev = self.previous
+        if prev is None:
+            return "no previous run was given"
+        if prev.params != self.params:
+            return "the parameters differ from the previous run's"
+        if prev.engine != self.inner.name:
+            return f"the previous run used the {prev.engine} engine"
+        if prev.n != n_rule:
+            return (f"the graph has {n_rule:,} nodes, the previous run's {prev.n:,} "
+                    "(mcl's choice of product path depends on the node count)")
+        if self.inner.spawn(threads=1, share=1) is None:
+            return f"the {self.inner.name} engine cannot iterate components on their own"
+        return None
+
+    def load(self, matrix, *, n_rule):
+        from .mcl import BUMP_FROM, CHAOS_LIMIT
+
+        self.limit, self.bump_from = CHAOS_LIMIT, BUMP_FROM
+        start = CscMatrix.of(matrix)
+        self.start, self.n, self.n_rule = start, start.shape[0], n_rule
+        ncomp, comp = self.inner.components(start)
+        self.comp = np.asarray(comp, dtype=np.int64)
+        self.blocks = _Blocks(start, self.comp, ncomp)
+        self.source = np.full(ncomp, -1, dtype=np.int64)  # the previous run's component reused, or -1
+        reason = self._mismatch(n_rule)
+        if reason is None:
+            prev = self.previous
+            for c in range(ncomp):
+                d = prev.index.get(self.blocks.digest(c))
+                if d is not None and self.blocks.same(c, prev.start, d):
+                    self.source[c] = d
+        self.reused = np.flatnonzero(self.source >= 0)
+        sizes = np.diff(self.blocks.node_off)
+        self.report = WarmReport(components=int(ncomp), nodes=int(self.n), reason=reason,
+                                 reused_components=int(self.reused.size), reused_nodes=int(sizes[self.reused].sum()),
+                                 iterated_components=int(ncomp - self.reused.size))
+        self.live = []
+        self.it = 0
+        self.inflations = []
+        fresh = np.flatnonzero(self.source < 0)
+        if fresh.size:
+            self.live.append(self._live(fresh, first=True))
+
+    def _live(self, comps, *, first=False):
+        """An engine over components `comps`, loaded with their start blocks."""
+        nodes = np.flatnonzero(np.isin(self.comp, comps))
+        block = self.start.principal(nodes)
+        groups = component_groups(block, components=self.inner.components)
+        if len(groups) > 1 and self.inner.spawn(threads=1, share=1) is not None:
+            from .mcl import CHAOS_LIMIT
+
+            engine = GroupedEngine(self.inner, groups, chaos_limit=CHAOS_LIMIT)
+        else:
+            engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
+        return _Live(nodes, engine, block, self.n_rule)
+
+    def _valid(self, c, it, *, stop):
+        """Whether reused component `c`'s recorded iterand is its iterand after iteration `it`
+        (and, where the run stops by convergence, its chaos there is below the limit)."""
+        prev, d = self.previous, self.source[c]
+        if it == prev.seen[d]:
+            return True
+        if not stop:  # the cap: the iterand only
+            return prev.settled[d] <= it <= prev.horizon[d]
+        return bool(prev.fixed[d]) and prev.settled[d] < it <= prev.horizon[d]
+
+    def iterate(self, inflation, pruning):
+        self.it += 1
+        self.inflations.append(inflation)
+        parts = [live.iterate(self.it, inflation, pruning) for live in self.live]
+        chaos = max((s.chaos for s in parts), default=-math.inf)
+        cap = self.it >= self.params.max_iterations
+        if (chaos < self.limit or cap) and self.reused.size:
+            converging = chaos < self.limit
+            bad = np.array([c for c in self.reused.tolist() if not self._valid(c, self.it, stop=converging)],
+                           dtype=np.int64)
+            if bad.size:  # iterate them from their start up to this iteration, then with the others
+                late = self._live(bad)
+                for it, inf in enumerate(self.inflations, start=1):
+                    late.iterate(it, inf, pruning)
+                self.live.append(late)
+                parts.append(late.stats)
+                self.reused = np.setdiff1d(self.reused, bad)
+                self.source[bad] = -1
+                self.report.caught_up_components += int(bad.size)
+                self.report.reused_components -= int(bad.size)
+                self.report.reused_nodes -= int(late.nodes.size)
+        if not parts:
+            return IterationStats(chaos=0.0, extra={"groups": 0})
+        return _combine(parts)
+
+    def result(self):
+        indptr_parts, pieces = np.zeros(self.n, dtype=np.int64), []
+        for live in self.live:
+            m = live.engine.result()
+            indptr_parts[live.nodes] = np.diff(m.indptr)
+            pieces.append((live.nodes, m.indptr[:-1], live.nodes[m.indices], m.data))
+        if self.reused.size:
+            final = self.previous.final
+            nodes, rows, vals, starts = [], [], [], []
+            for c in self.reused.tolist():
+                d = self.source[c]
+                mine = self.blocks.nodes[self.blocks.node_off[c]:self.blocks.node_off[c + 1]]
+                lengths, local_rows, bits = final.parts(d)
+                indptr_parts[mine] = lengths
+                nodes.append(mine)
+                rows.append(mine[local_rows])
+                vals.append(bits.view(np.float32))
+            mine = np.concatenate(nodes)
+            rows, vals = np.concatenate(rows), np.concatenate(vals)
+            lengths = indptr_parts[mine]
+            starts = np.cumsum(lengths) - lengths
+            pieces.append((mine, starts, rows, vals))
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(indptr_parts, out=indptr[1:])
+        out_rows = np.empty(int(indptr[-1]), dtype=np.int32)
+        out_vals = np.empty(int(indptr[-1]), dtype=np.float32)
+        for nodes, starts, rows, vals in pieces:
+            counts = indptr_parts[nodes]
+            src = spans(starts, counts)
+            dst = spans(indptr[nodes], counts)
+            out_rows[dst] = rows[src]
+            out_vals[dst] = vals[src]
+        return CscMatrix(indptr, out_rows, out_vals, self.n)
+
+    def release_scratch(self):
+        for live in self.live:
+            live.engine.release_scratch()
+
+    def state(self, converged):
+        """The record of this run for the next warm start (None unless it converged)."""
+        if not converged:
+            return None
+        K = self.it
+        final = self.result()
+        ncomp = self.blocks.node_off.size - 1
+        fin = _Blocks(final, self.comp, ncomp, self.blocks.nodes, self.blocks.node_off)
+        settled = np.zeros(ncomp, dtype=np.int64)
+        changed = np.zeros(self.n, dtype=np.int64)
+        for live in self.live:
+            changed[live.nodes] = live.changed
+        np.maximum.at(settled, self.comp, changed)
+        fixed = settled < K
+        # every column a single 1.0: a fixed point under every inflation
+        one = fin.lengths == 1
+        lone = one.copy()
+        lone[one] = fin.bits[np.cumsum(fin.lengths)[one] - 1] == np.float32(1.0).view(np.uint32)
+        ones = np.bincount(self.comp[fin.nodes], weights=(~lone).astype(np.float64), minlength=ncomp) == 0
+        horizon = np.where(fixed & ones, FOREVER,
+                           np.where(fixed & (settled + 1 <= self.bump_from), max(self.bump_from, K), K))
+        seen = np.full(ncomp, K, dtype=np.int64)
+        if self.reused.size:
+            prev, d = self.previous, self.source[self.reused]
+            settled[self.reused], fixed[self.reused] = prev.settled[d], prev.fixed[d]
+            horizon[self.reused], seen[self.reused] = prev.horizon[d], prev.seen[d]
+        index = {}
+        for c in range(ncomp):
+            index.setdefault(self.blocks.digest(c), c)
+        return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
+                         final=fin, settled=settled, fixed=fixed, horizon=horizon, seen=seen, index=index)
+
+
+def _previous_state(warm_start):
+    """The :class:`WarmState` in `warm_start` (True: none; a Clustering: its ``warm_state``)."""
+    if warm_start is True:
+        return None
+    if isinstance(warm_start, WarmState):
+        return warm_start
+    state = getattr(warm_start, "warm_state", False)
+    if state is False:
+        raise ParameterError(
+            f"warm_start takes True (record this run for a later warm start) or the result of an earlier "
+            f"mcl(..., warm_start=...) run. Got {type(warm_start).__name__} instead.")
+    if state is None:
+        raise ParameterError("The previous run left no warm state (it did not converge); run it again with "
+                             "warm_start=True.")
+    return state
+
+
+def cluster_warm(graph, params, engine, warm_start, *, progress=False):
+    """Run MCL on a :class:`SparseGraph` with a warm start (see :func:`netmcl.mcl`'s `warm_start`).
+
+    Returns the :class:`~netmcl.Clustering` with ``warm_state`` (for the
+    next warm start) and ``warm_report`` (a :class:`WarmReport`).
+
+    Examples
+    --------
+    >>> from netmcl.engines import get_engine
+    >>> from netmcl.graph import SparseGraph
+    >>> from netmcl.params import MclParams
+    >>> first = cluster_warm(SparseGraph.from_edges([0, 2, 4], [1, 3, 5]), MclParams(), get_engine("cpu"), True)
+    >>> second = cluster_warm(SparseGraph.from_edges([0, 2, 4, 5], [1, 3, 5, 3]), MclParams(), get_engine("cpu"), first)
+    >>> list(second), str(second.warm_report)
+    ([[2, 3, 4, 5], [0, 1]], 'warm start reused 1 of 2 components, 2 of 6 nodes; iterated 1 components')
+    """
+    from .mcl import cluster_graph
+
+    warm = WarmEngine(engine, _previous_state(warm_start), params)
+    clustering = cluster_graph(graph, params, warm, progress=progress, decompose=False)
+    clustering.warm_report = warm.report
+    clustering.warm_state = warm.state(clustering.converged)
+    if warm.previous is not None:
+        log.info("%s", warm.report)
+    return clustering
