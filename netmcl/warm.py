@@ -134,8 +134,8 @@ class WarmState:
     settled: np.ndarray  # the iteration from which the component's iterand stayed `final`
     fixed: np.ndarray  # whether an iteration after `settled` left it unchanged
     horizon: np.ndarray  # the last iteration at which the iterand is provably `final`
-    seen: np.ndarray  # an iteration of a converged run at which the iterand was `final`
     index: dict  # start block digest -> component
+    chaos: list = None  # the chaos of every iteration, where the run measured it on every component
 
     @property
     def n_components(self):
@@ -145,7 +145,7 @@ class WarmState:
     @property
     def nbytes(self):
         """Memory held by the record (bytes)."""
-        return self.start.nbytes + self.final.nbytes + 8 * 4 * self.settled.size + 64 * len(self.index)
+        return self.start.nbytes + self.final.nbytes + 17 * self.settled.size + 64 * len(self.index)
 
     def __repr__(self):
         return (f"<WarmState: {self.n_components} components of {self.n} nodes, "
@@ -295,6 +295,12 @@ class WarmEngine(Engine):
         fresh = np.flatnonzero(self.source < 0)
         if fresh.size:
             self.live.append(self._live(fresh, first=True))
+        # every component of the previous run and no other: its chaos, iteration by iteration
+        self.replay = None
+        if not fresh.size and self.previous.chaos is not None:
+            if np.unique(self.source).size == len(self.previous.index):  # each distinct block
+                self.replay = self.previous.chaos
+        self.exact = not self.reused.size or self.replay is not None
 
     def _live(self, comps, *, first=False):
         """An engine over components `comps`, loaded with their start blocks."""
@@ -313,7 +319,7 @@ class WarmEngine(Engine):
         """Whether reused component `c`'s recorded iterand is its iterand after iteration `it`
         (and, where the run stops by convergence, its chaos there is below the limit)."""
         prev, d = self.previous, self.source[c]
-        if it == prev.seen[d]:
+        if it == prev.n_iterations:  # where the previous run converged with this iterand
             return True
         if not stop:  # the cap: the iterand only
             return prev.settled[d] <= it <= prev.horizon[d]
@@ -322,6 +328,8 @@ class WarmEngine(Engine):
     def iterate(self, inflation, pruning):
         self.it += 1
         self.inflations.append(inflation)
+        if self.replay is not None:
+            return IterationStats(chaos=self.replay[self.it - 1], extra={"groups": 0})
         parts = [live.iterate(self.it, inflation, pruning) for live in self.live]
         chaos = max((s.chaos for s in parts), default=-math.inf)
         cap = self.it >= self.params.max_iterations
@@ -340,6 +348,7 @@ class WarmEngine(Engine):
                 self.report.caught_up_components += int(bad.size)
                 self.report.reused_components -= int(bad.size)
                 self.report.reused_nodes -= int(late.nodes.size)
+                self.exact = False
         if not parts:
             return IterationStats(chaos=0.0, extra={"groups": 0})
         return _combine(parts)
@@ -382,8 +391,9 @@ class WarmEngine(Engine):
         for live in self.live:
             live.engine.release_scratch()
 
-    def state(self, converged):
-        """The record of this run for the next warm start (None unless it converged)."""
+    def state(self, converged, chaos):
+        """The record of this run for the next warm start (None unless it converged);
+        `chaos`: the run's chaos per iteration."""
         if not converged:
             return None
         K = self.it
@@ -403,16 +413,15 @@ class WarmEngine(Engine):
         ones = np.bincount(self.comp[fin.nodes], weights=(~lone).astype(np.float64), minlength=ncomp) == 0
         horizon = np.where(fixed & ones, FOREVER,
                            np.where(fixed & (settled + 1 <= self.bump_from), max(self.bump_from, K), K))
-        seen = np.full(ncomp, K, dtype=np.int64)
-        if self.reused.size:
+        if self.reused.size:  # reused at K: their iterand there is `final`, their chaos below the limit
             prev, d = self.previous, self.source[self.reused]
-            settled[self.reused], fixed[self.reused] = prev.settled[d], prev.fixed[d]
-            horizon[self.reused], seen[self.reused] = prev.horizon[d], prev.seen[d]
+            settled[self.reused], fixed[self.reused], horizon[self.reused] = prev.settled[d], prev.fixed[d], prev.horizon[d]
         index = {}
         for c in range(ncomp):
             index.setdefault(self.blocks.digest(c), c)
         return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
-                         final=fin, settled=settled, fixed=fixed, horizon=horizon, seen=seen, index=index)
+                         final=fin, settled=settled, fixed=fixed, horizon=horizon, index=index,
+                         chaos=list(chaos) if self.exact else None)
 
 
 def _previous_state(warm_start):
@@ -421,11 +430,16 @@ def _previous_state(warm_start):
         return None
     if isinstance(warm_start, WarmState):
         return warm_start
-    state = getattr(warm_start, "warm_state", False)
-    if state is False:
+    from .clustering import Clustering
+
+    if not isinstance(warm_start, Clustering):
         raise ParameterError(
             f"warm_start takes True (record this run for a later warm start) or the result of an earlier "
             f"mcl(..., warm_start=...) run. Got {type(warm_start).__name__} instead.")
+    state = getattr(warm_start, "warm_state", False)
+    if state is False:
+        raise ParameterError("The previous run was made without warm_start: run it with warm_start=True to keep "
+                             "what a warm start needs.")
     if state is None:
         raise ParameterError("The previous run left no warm state (it did not converge); run it again with "
                              "warm_start=True.")
@@ -446,14 +460,14 @@ def cluster_warm(graph, params, engine, warm_start, *, progress=False):
     >>> first = cluster_warm(SparseGraph.from_edges([0, 2, 4], [1, 3, 5]), MclParams(), get_engine("cpu"), True)
     >>> second = cluster_warm(SparseGraph.from_edges([0, 2, 4, 5], [1, 3, 5, 3]), MclParams(), get_engine("cpu"), first)
     >>> list(second), str(second.warm_report)
-    ([[2, 3, 4, 5], [0, 1]], 'warm start reused 1 of 2 components, 2 of 6 nodes; iterated 1 components')
+    ([[0, 1], [2, 3], [4, 5]], 'warm start reused 1 of 2 components, 2 of 6 nodes; iterated 1 components')
     """
     from .mcl import cluster_graph
 
     warm = WarmEngine(engine, _previous_state(warm_start), params)
     clustering = cluster_graph(graph, params, warm, progress=progress, decompose=False)
     clustering.warm_report = warm.report
-    clustering.warm_state = warm.state(clustering.converged)
+    clustering.warm_state = warm.state(clustering.converged, clustering.chaos)
     if warm.previous is not None:
         log.info("%s", warm.report)
     return clustering

@@ -1,0 +1,213 @@
+"""Warm restart (``mcl(G2, warm_start=previous)``): the clusters of a cold run, byte for byte.
+
+Edits are seeded; each network is clustered cold by netmcl and, where it is on
+PATH, by ``mcl --abc``, and the three outputs are compared as files written by
+the same writer.  The reports are checked so that each test exercises reuse
+(and, where it says so, the condition that stops it).
+"""
+
+import gzip
+import io
+import subprocess
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import netmcl
+from netmcl.exceptions import ParameterError
+from netmcl.io.clusters import write_clusters
+
+DATA = Path(__file__).parent / "data" / "networks"
+
+
+def read_edges(name):
+    with gzip.open(DATA / name, "rt") as fh:
+        return [(a, b, float(w)) for a, b, w in (line.split() for line in fh)]
+
+
+def text(clustering):
+    out = io.StringIO()
+    write_clusters(out, clustering)
+    return out.getvalue()
+
+
+def edit(edges, seed, fraction):
+    """`edges` with about `fraction` of them changed: half removed (never a node's last
+    edge, so the node set stays), half added between nodes not yet linked, at the end."""
+    rng = np.random.default_rng(seed)
+    k = max(2, round(fraction * len(edges)))
+    degree = {}
+    for a, b, _ in edges:
+        degree[a] = degree.get(a, 0) + 1
+        degree[b] = degree.get(b, 0) + 1
+    removed = set()
+    for i in rng.permutation(len(edges)).tolist():
+        a, b, _ = edges[i]
+        if len(removed) == k // 2:
+            break
+        if degree[a] > 1 and degree[b] > 1:
+            removed.add(i)
+            degree[a] -= 1
+            degree[b] -= 1
+    nodes = list(degree)
+    linked = {frozenset(e[:2]) for e in edges}
+    added = []
+    while len(added) < k - len(removed):
+        a, b = (nodes[i] for i in rng.integers(len(nodes), size=2))
+        if a != b and frozenset((a, b)) not in linked:
+            linked.add(frozenset((a, b)))
+            added.append((a, b, edges[int(rng.integers(len(edges)))][2]))
+    return [e for i, e in enumerate(edges) if i not in removed] + added
+
+
+def live_mcl(edges, tmp_path, *flags):
+    """The clusters file of ``mcl FILE --abc``."""
+    src, out = tmp_path / "graph.abc", tmp_path / "mcl.out"
+    src.write_text("".join(f"{a}\t{b}\t{w!r}\n" for a, b, w in edges))
+    subprocess.run(["mcl", str(src), "--abc", *flags, "-o", str(out)], check=True, capture_output=True)
+    return out.read_text()
+
+
+def check(edges, previous, tmp_path, have_mcl, **params):
+    """Warm and cold runs of `edges` (and mcl where on PATH): the same file; the warm run returned."""
+    warm = netmcl.mcl(edges, warm_start=previous, threads=2, **params)
+    cold = netmcl.mcl(edges, threads=2, **params)
+    assert text(warm) == text(cold)
+    assert warm.n_iterations == cold.n_iterations
+    if have_mcl:
+        flags = [f for name, flag in (("inflation", "-I"),) if name in params for f in (flag, str(params[name]))]
+        assert text(warm) == live_mcl(edges, tmp_path, *flags)
+    return warm
+
+
+@pytest.fixture(scope="module")
+def collins():
+    edges = read_edges("clusterone_collins2007.txt.gz")
+    return edges, netmcl.mcl(edges, warm_start=True, threads=2)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_one_percent_of_collins_changed(collins, seed, tmp_path, have_mcl):
+    edges, first = collins
+    warm = check(edit(edges, seed, 0.01), first, tmp_path, have_mcl)
+    report = warm.warm_report
+    assert report.reason is None and report.iterated_components >= 1
+    assert report.reused_components > 100  # most of Collins's small components are untouched
+    assert report.reused_components + report.iterated_components + report.caught_up_components == report.components
+
+
+def test_another_network_and_a_chain_of_changes(tmp_path, have_mcl):
+    """Each warm run records its own state: two successive changes, each warm from the last."""
+    edges = read_edges("bionic_Hu-2007.txt.gz")
+    previous = netmcl.mcl(edges, warm_start=True, threads=2)
+    for seed in (4, 5):
+        edges = edit(edges, seed, 0.01)
+        previous = check(edges, previous, tmp_path, have_mcl)
+        assert previous.warm_report.reused_components > 0
+        assert previous.warm_state is not None
+
+
+def components_by_size(edges):
+    G = nx.Graph()
+    G.add_weighted_edges_from(edges)
+    return sorted(nx.connected_components(G), key=len, reverse=True)
+
+
+def test_a_merge_of_two_components(collins, tmp_path, have_mcl):
+    edges, first = collins
+    parts = components_by_size(edges)
+    a, b = sorted(parts[1])[0], sorted(parts[2])[0]
+    warm = check(edges + [(a, b, 0.9)], first, tmp_path, have_mcl)
+    report = warm.warm_report
+    assert report.components == first.warm_state.n_components - 1
+    assert report.iterated_components == 1  # the merged one
+    assert report.reused_components + report.caught_up_components == report.components - 1
+
+
+def test_a_split_of_a_component(collins, tmp_path, have_mcl):
+    edges, first = collins
+    G = nx.Graph()
+    G.add_weighted_edges_from(edges)
+    giant = max(nx.connected_components(G), key=len)
+    split = None
+    for u, v in nx.bridges(G):
+        if u in giant:
+            continue
+        H = G.copy()
+        H.remove_edge(u, v)
+        if min(len(H[u]), len(H[v])) > 0:  # both sides keep an edge: no node disappears
+            split = (u, v)
+            break
+    assert split is not None
+    changed = [e for e in edges if set(e[:2]) != set(split)]
+    warm = check(changed, first, tmp_path, have_mcl)
+    report = warm.warm_report
+    assert report.components == first.warm_state.n_components + 1
+    # the two halves (a half may be a block another component of the previous run had: reused)
+    assert 1 <= report.iterated_components <= 2
+    assert report.reused_components + report.iterated_components + report.caught_up_components == report.components
+
+
+def test_a_changed_weight_is_not_reused(tmp_path, have_mcl):
+    """Same pattern, one weight changed: the component is iterated again, and its clusters
+    change (reusing the recorded ones would give the old clusters)."""
+    edges = [("cat", "hat", 0.2), ("hat", "bat", 0.16), ("bat", "cat", 1.0), ("bat", "bit", 0.125),
+             ("bit", "fit", 0.25), ("fit", "hit", 0.5), ("hit", "bit", 0.16),
+             ("x", "y", 1.0), ("y", "z", 1.0), ("p", "q", 0.5)]
+    first = netmcl.mcl(edges, warm_start=True, threads=1)
+    heavier = [(a, b, 5.0) if {a, b} == {"bat", "bit"} else (a, b, w) for a, b, w in edges]
+    warm = check(heavier, first, tmp_path, have_mcl)
+    assert text(warm) != text(first)
+    assert warm.warm_report.iterated_components == 1
+    assert warm.warm_report.reused_components == 2
+
+
+def test_a_slow_unchanged_component_is_caught_up(tmp_path, have_mcl):
+    """The changed component settles before an unchanged one that needs more iterations:
+    the run may not stop there, and the unchanged one is iterated to the run's end."""
+    edges = read_edges("clusterone_collins2007.txt.gz")
+    parts = components_by_size(edges)
+    giant = parts[0]
+    # the giant untouched; a small component gets an extra edge
+    small = sorted(next(p for p in parts if len(p) >= 4 and len(p) < 10))
+    first = netmcl.mcl(edges, warm_start=True, threads=2)
+    G = nx.Graph()
+    G.add_weighted_edges_from(edges)
+    a, b = next((u, v) for i, u in enumerate(small) for v in small[i + 1:] if not G.has_edge(u, v))
+    warm = check(edges + [(a, b, 0.7)], first, tmp_path, have_mcl)
+    report = warm.warm_report
+    assert report.iterated_components == 1
+    assert report.caught_up_components >= 1
+    assert report.reused_nodes <= len(edges) and report.reused_nodes < report.nodes - len(giant) + 1
+
+
+def test_changed_parameters_or_node_count_reuse_nothing(collins, tmp_path, have_mcl):
+    edges, first = collins
+    warm = check(edit(edges, 6, 0.01), first, tmp_path, have_mcl, inflation=3.0)
+    assert warm.warm_report.reused_components == 0
+    assert "parameters" in warm.warm_report.reason
+    more = edges + [("NEW1", "NEW2", 0.9)]
+    warm = check(more, first, tmp_path, have_mcl)
+    assert warm.warm_report.reused_components == 0
+    assert "nodes" in warm.warm_report.reason
+
+
+def test_unchanged_network_reuses_everything(collins):
+    edges, first = collins
+    again = netmcl.mcl(edges, warm_start=first, threads=2)
+    assert text(again) == text(first)
+    assert again.n_iterations == first.n_iterations
+    assert again.warm_report.reused_components == again.warm_report.components
+
+
+def test_bad_warm_start_arguments(collins, tmp_path):
+    edges, first = collins
+    with pytest.raises(ParameterError, match="warm_start takes True"):
+        netmcl.mcl(edges, warm_start="yes")
+    cold = netmcl.mcl(edges[:50])
+    with pytest.raises(ParameterError, match="without warm_start"):
+        netmcl.mcl(edges[:50], warm_start=cold)
+    with pytest.raises(ParameterError, match="checkpoint"):
+        netmcl.mcl(edges, warm_start=first, checkpoint=tmp_path / "ck")
