@@ -62,6 +62,11 @@ log = logging.getLogger("netmcl")
 
 #: horizon of a fixed point that holds under every inflation
 FOREVER = np.iinfo(np.int64).max
+#: the largest components of a run, up to this many, are iterated alone, their chaos recorded: a later
+#: warm start that reuses one knows when it keeps the run going, against one engine call each per iteration
+ALONE = 32
+#: ... where they have at least this many nodes (a smaller one is cheap to iterate again when needed)
+ALONE_NODES = 16
 
 
 class _Blocks:
@@ -136,6 +141,7 @@ class WarmState:
     horizon: np.ndarray  # the last iteration at which the iterand is provably `final`
     index: dict  # start block digest -> component
     chaos: list = None  # the chaos of every iteration, where the run measured it on every component
+    history: dict = dataclasses.field(default_factory=dict)  # component -> its chaos in iterations 1, 2, ...
 
     @property
     def n_components(self):
@@ -202,18 +208,23 @@ def _changed_columns(before, after):
 
 
 class _Live:
-    """Components iterated in this run, on one engine, each column's last change tracked."""
+    """Components iterated in this run, on one engine, each column's last change tracked,
+    and the chaos of each component that an engine (or a group) holds alone."""
 
-    def __init__(self, nodes, engine, block, n_rule):
+    def __init__(self, nodes, engine, block, n_rule, alone):
         self.nodes = nodes
         self.engine = engine
         engine.load(block, n_rule=n_rule)
         self.before = block.copy()
         self.changed = np.zeros(nodes.size, dtype=np.int64)  # the last iteration that changed each column
+        self.alone = alone  # component -> its group's index (-1: the engine's only component)
+        self.chaos = {c: [] for c in alone}
         self.stats = None
 
     def iterate(self, it, inflation, pruning):
         self.stats = self.engine.iterate(inflation, pruning)
+        for c, g in self.alone.items():
+            self.chaos[c].append(self.stats.chaos if g < 0 else self.engine.groups[g].stats.chaos)
         after = self.engine.result()
         self.changed[_changed_columns(self.before, after)] = it
         self.before = after.copy()
@@ -298,22 +309,48 @@ class WarmEngine(Engine):
         # every component of the previous run and no other: its chaos, iteration by iteration
         self.replay = None
         if not fresh.size and self.previous.chaos is not None:
-            if np.unique(self.source).size == len(self.previous.index):  # each distinct block
+            if len(set(self.source.tolist())) == len(self.previous.index):  # each distinct block
                 self.replay = self.previous.chaos
         self.exact = not self.reused.size or self.replay is not None
+        self._witness()
+
+    def _witness(self):
+        """Per iteration, the largest recorded chaos of a reused component (-inf: none recorded)."""
+        known = [self.previous.history[d] for d in self.source[self.reused].tolist() if d in self.previous.history] \
+            if self.reused.size else []
+        self.known = np.full(max((h.size for h in known), default=0), -np.inf)
+        for h in known:
+            np.maximum(self.known[: h.size], h, out=self.known[: h.size])
 
     def _live(self, comps, *, first=False):
-        """An engine over components `comps`, loaded with their start blocks."""
-        nodes = np.flatnonzero(np.isin(self.comp, comps))
-        block = self.start.principal(nodes)
-        groups = component_groups(block, components=self.inner.components)
-        if len(groups) > 1 and self.inner.spawn(threads=1, share=1) is not None:
-            from .mcl import CHAOS_LIMIT
+        """An engine over components `comps`, loaded with their start blocks: the largest
+        alone (their chaos recorded), the others in groups as a cold run makes them."""
+        from .mcl import CHAOS_LIMIT
 
-            engine = GroupedEngine(self.inner, groups, chaos_limit=CHAOS_LIMIT)
-        else:
+        mask = np.zeros(self.blocks.node_off.size - 1, dtype=bool)
+        mask[comps] = True
+        nodes = np.flatnonzero(mask[self.comp])
+        block = self.start.principal(nodes)
+        if comps.size == 1:
             engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
-        return _Live(nodes, engine, block, self.n_rule)
+            return _Live(nodes, engine, block, self.n_rule, {int(comps[0]): -1})
+        sizes = np.diff(self.blocks.node_off)[comps]
+        order = np.argsort(-sizes, kind="stable")[:ALONE]
+        alone = comps[order[sizes[order] >= ALONE_NODES]]
+        mine = self.comp[nodes]
+        groups = [np.flatnonzero(mine == c) for c in alone.tolist()]
+        mask[alone] = False
+        rest = np.flatnonzero(mask[mine])
+        if rest.size:
+            groups += [rest[g] for g in component_groups(block.principal(rest), components=self.inner.components)]
+        if len(groups) == 1 or self.inner.spawn(threads=1, share=1) is None:
+            engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
+            return _Live(nodes, engine, block, self.n_rule, {})
+        order = sorted(range(len(groups)), key=lambda g: -groups[g].size)  # the largest group first, as a cold run
+        groups = [groups[g] for g in order]
+        at = {order.index(g): c for g, c in enumerate(alone.tolist())}
+        engine = GroupedEngine(self.inner, groups, chaos_limit=CHAOS_LIMIT)
+        return _Live(nodes, engine, block, self.n_rule, {c: g for g, c in at.items()})
 
     def _valid(self, c, it, *, stop):
         """Whether reused component `c`'s recorded iterand is its iterand after iteration `it`
@@ -333,6 +370,10 @@ class WarmEngine(Engine):
         parts = [live.iterate(self.it, inflation, pruning) for live in self.live]
         chaos = max((s.chaos for s in parts), default=-math.inf)
         cap = self.it >= self.params.max_iterations
+        if chaos < self.limit and self.it <= self.known.size and self.known[self.it - 1] >= self.limit:
+            # a reused component's recorded chaos keeps the run going: no iterand is needed yet
+            chaos = self.known[self.it - 1]
+            parts.append(IterationStats(chaos=chaos))
         if (chaos < self.limit or cap) and self.reused.size:
             converging = chaos < self.limit
             bad = np.array([c for c in self.reused.tolist() if not self._valid(c, self.it, stop=converging)],
@@ -343,12 +384,13 @@ class WarmEngine(Engine):
                     late.iterate(it, inf, pruning)
                 self.live.append(late)
                 parts.append(late.stats)
-                self.reused = np.setdiff1d(self.reused, bad)
+                self.reused = self.reused[self.source[self.reused] >= 0]
                 self.source[bad] = -1
                 self.report.caught_up_components += int(bad.size)
                 self.report.reused_components -= int(bad.size)
                 self.report.reused_nodes -= int(late.nodes.size)
                 self.exact = False
+                self._witness()
         if not parts:
             return IterationStats(chaos=0.0, extra={"groups": 0})
         return _combine(parts)
@@ -416,12 +458,18 @@ class WarmEngine(Engine):
         if self.reused.size:  # reused at K: their iterand there is `final`, their chaos below the limit
             prev, d = self.previous, self.source[self.reused]
             settled[self.reused], fixed[self.reused], horizon[self.reused] = prev.settled[d], prev.fixed[d], prev.horizon[d]
+        history = {}
+        for live in self.live:
+            history.update((c, np.asarray(h, dtype=np.float64)) for c, h in live.chaos.items())
+        for c, d in zip(self.reused.tolist(), self.source[self.reused].tolist()):
+            if d in self.previous.history:
+                history[c] = self.previous.history[d]
         index = {}
         for c in range(ncomp):
             index.setdefault(self.blocks.digest(c), c)
         return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
                          final=fin, settled=settled, fixed=fixed, horizon=horizon, index=index,
-                         chaos=list(chaos) if self.exact else None)
+                         chaos=list(chaos) if self.exact else None, history=history)
 
 
 def _previous_state(warm_start):
