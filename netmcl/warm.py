@@ -54,6 +54,7 @@ import numpy as np
 from .components import GroupedEngine, _combine, component_groups
 from .engines import Engine, IterationStats
 from .exceptions import ParameterError
+from .engines.reference import column_flops
 from .sparse import CscMatrix, spans
 
 __all__ = ["WarmState", "WarmReport", "WarmEngine", "cluster_warm"]
@@ -142,6 +143,17 @@ class WarmState:
     index: dict  # start block digest -> component
     chaos: list = None  # the chaos of every iteration, where the run measured it on every component
     history: dict = dataclasses.field(default_factory=dict)  # component -> its chaos in iterations 1, 2, ...
+    work_comp: np.ndarray = None  # with `work`: each component's columns' 10 x work in every iteration
+    work: np.ndarray = None  # (the dense-path rule compares it with the node count), sorted, no repeats
+
+    def path_changes(self, c, n):
+        """Whether the dense-path rule ``10 * work >= n`` decides any column of component `c`'s
+        iterations otherwise with node count `n` than with this run's."""
+        lo, hi = min(n, self.n), max(n, self.n)
+        a, b = np.searchsorted(self.work_comp, [c, c + 1])
+        values = self.work[a:b]
+        i = np.searchsorted(values, lo)
+        return bool(i < values.size and values[i] < hi)
 
     @property
     def n_components(self):
@@ -151,7 +163,8 @@ class WarmState:
     @property
     def nbytes(self):
         """Memory held by the record (bytes)."""
-        return self.start.nbytes + self.final.nbytes + 17 * self.settled.size + 64 * len(self.index)
+        return (self.start.nbytes + self.final.nbytes + 17 * self.settled.size + 64 * len(self.index)
+                + 16 * self.work.size + sum(8 * h.size for h in self.history.values()))
 
     def __repr__(self):
         return (f"<WarmState: {self.n_components} components of {self.n} nodes, "
@@ -173,6 +186,10 @@ class WarmReport:
     caught_up_components : int
         Recorded components that were iterated after all, because their
         recorded iterand is not provably the one at this run's last iteration.
+    path_changed_components : int
+        Unchanged components iterated again because the graph's node count
+        changed mcl's choice of product path for one of their columns
+        (counted among `iterated_components`).
     reason : str or None
         Why nothing was reused, where nothing could be.
     """
@@ -183,6 +200,7 @@ class WarmReport:
     reused_nodes: int = 0
     iterated_components: int = 0
     caught_up_components: int = 0
+    path_changed_components: int = 0
     reason: str = None
 
     def __str__(self):
@@ -191,6 +209,17 @@ class WarmReport:
         return (f"warm start reused {self.reused_components:,} of {self.components:,} components, "
                 f"{self.reused_nodes:,} of {self.nodes:,} nodes; iterated {self.iterated_components:,} components"
                 + (f" and caught up {self.caught_up_components:,}" if self.caught_up_components else ""))
+
+
+def _distinct_pairs(first, second):
+    """The distinct rows of ``(first, second)``, sorted, as two arrays."""
+    if not first.size:
+        return first, second
+    order = np.lexsort((second, first))
+    a, b = first[order], second[order]
+    new = np.ones(a.size, dtype=bool)
+    new[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return a[new], b[new]
 
 
 def _changed_columns(before, after):
@@ -211,8 +240,10 @@ class _Live:
     """Components iterated in this run, on one engine, each column's last change tracked,
     and the chaos of each component that an engine (or a group) holds alone."""
 
-    def __init__(self, nodes, engine, block, n_rule, alone):
+    def __init__(self, nodes, comp, engine, block, n_rule, alone):
         self.nodes = nodes
+        self.comp = comp  # each node's component
+        self.works = (comp[:0], np.zeros(0, dtype=np.int64))  # (component, 10 x work) of every column expanded
         self.engine = engine
         engine.load(block, n_rule=n_rule)
         self.before = block.copy()
@@ -222,6 +253,8 @@ class _Live:
         self.stats = None
 
     def iterate(self, it, inflation, pruning):
+        work = 10 * column_flops(self.before.indptr, self.before.indices)
+        self.works = _distinct_pairs(np.concatenate([self.works[0], self.comp]), np.concatenate([self.works[1], work]))
         self.stats = self.engine.iterate(inflation, pruning)
         for c, g in self.alone.items():
             self.chaos[c].append(self.stats.chaos if g < 0 else self.engine.groups[g].stats.chaos)
@@ -271,9 +304,6 @@ class WarmEngine(Engine):
             return "the parameters differ from the previous run's"
         if prev.engine != self.inner.name:
             return f"the previous run used the {prev.engine} engine"
-        if prev.n != n_rule:
-            return (f"the graph has {n_rule:,} nodes, the previous run's {prev.n:,} "
-                    "(mcl's choice of product path depends on the node count)")
         if self.inner.spawn(threads=1, share=1) is None:
             return f"the {self.inner.name} engine cannot iterate components on their own"
         return None
@@ -289,17 +319,24 @@ class WarmEngine(Engine):
         self.blocks = _Blocks(start, self.comp, ncomp)
         self.source = np.full(ncomp, -1, dtype=np.int64)  # the previous run's component reused, or -1
         reason = self._mismatch(n_rule)
+        path = 0
         if reason is None:
             prev = self.previous
             for c in range(ncomp):
                 d = prev.index.get(self.blocks.digest(c))
                 if d is not None and self.blocks.same(c, prev.start, d):
-                    self.source[c] = d
+                    if prev.n != n_rule and prev.path_changes(d, n_rule):
+                        path += 1  # mcl's choice of product path depends on the node count
+                    else:
+                        self.source[c] = d
         self.reused = np.flatnonzero(self.source >= 0)
+        if path and not self.reused.size:
+            reason = (f"the graph has {n_rule:,} nodes, the previous run's {prev.n:,}, which changes mcl's choice of "
+                      "product path in every unchanged component")
         sizes = np.diff(self.blocks.node_off)
         self.report = WarmReport(components=int(ncomp), nodes=int(self.n), reason=reason,
                                  reused_components=int(self.reused.size), reused_nodes=int(sizes[self.reused].sum()),
-                                 iterated_components=int(ncomp - self.reused.size))
+                                 iterated_components=int(ncomp - self.reused.size), path_changed_components=path)
         self.live = []
         self.it = 0
         self.inflations = []
@@ -331,13 +368,13 @@ class WarmEngine(Engine):
         mask[comps] = True
         nodes = np.flatnonzero(mask[self.comp])
         block = self.start.principal(nodes)
+        mine = self.comp[nodes]
         if comps.size == 1:
             engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
-            return _Live(nodes, engine, block, self.n_rule, {int(comps[0]): -1})
+            return _Live(nodes, mine, engine, block, self.n_rule, {int(comps[0]): -1})
         sizes = np.diff(self.blocks.node_off)[comps]
         order = np.argsort(-sizes, kind="stable")[:ALONE]
         alone = comps[order[sizes[order] >= ALONE_NODES]]
-        mine = self.comp[nodes]
         groups = [np.flatnonzero(mine == c) for c in alone.tolist()]
         mask[alone] = False
         rest = np.flatnonzero(mask[mine])
@@ -345,12 +382,12 @@ class WarmEngine(Engine):
             groups += [rest[g] for g in component_groups(block.principal(rest), components=self.inner.components)]
         if len(groups) == 1 or self.inner.spawn(threads=1, share=1) is None:
             engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
-            return _Live(nodes, engine, block, self.n_rule, {})
+            return _Live(nodes, mine, engine, block, self.n_rule, {})
         order = sorted(range(len(groups)), key=lambda g: -groups[g].size)  # the largest group first, as a cold run
         groups = [groups[g] for g in order]
         at = {order.index(g): c for g, c in enumerate(alone.tolist())}
         engine = GroupedEngine(self.inner, groups, chaos_limit=CHAOS_LIMIT)
-        return _Live(nodes, engine, block, self.n_rule, {c: g for g, c in at.items()})
+        return _Live(nodes, mine, engine, block, self.n_rule, {c: g for g, c in at.items()})
 
     def _valid(self, c, it, *, stop):
         """Whether reused component `c`'s recorded iterand is its iterand after iteration `it`
@@ -384,8 +421,8 @@ class WarmEngine(Engine):
                     late.iterate(it, inf, pruning)
                 self.live.append(late)
                 parts.append(late.stats)
-                self.reused = self.reused[self.source[self.reused] >= 0]
                 self.source[bad] = -1
+                self.reused = self.reused[self.source[self.reused] >= 0]
                 self.report.caught_up_components += int(bad.size)
                 self.report.reused_components -= int(bad.size)
                 self.report.reused_nodes -= int(late.nodes.size)
@@ -464,12 +501,18 @@ class WarmEngine(Engine):
         for c, d in zip(self.reused.tolist(), self.source[self.reused].tolist()):
             if d in self.previous.history:
                 history[c] = self.previous.history[d]
+        pairs = [live.works for live in self.live]
+        for c, d in zip(self.reused.tolist(), self.source[self.reused].tolist()):
+            a, b = np.searchsorted(self.previous.work_comp, [d, d + 1])
+            pairs.append((np.full(b - a, c, dtype=np.int64), self.previous.work[a:b]))
+        work_comp, work = _distinct_pairs(np.concatenate([p[0] for p in pairs] or [np.zeros(0, np.int64)]),
+                                          np.concatenate([p[1] for p in pairs] or [np.zeros(0, np.int64)]))
         index = {}
         for c in range(ncomp):
             index.setdefault(self.blocks.digest(c), c)
         return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
                          final=fin, settled=settled, fixed=fixed, horizon=horizon, index=index,
-                         chaos=list(chaos) if self.exact else None, history=history)
+                         chaos=list(chaos) if self.exact else None, history=history, work_comp=work_comp, work=work)
 
 
 def _previous_state(warm_start):

@@ -16,8 +16,13 @@ import numpy as np
 import pytest
 
 import netmcl
+from netmcl.adapters import to_sparse_graph
+from netmcl.engines import get_engine
 from netmcl.exceptions import ParameterError
 from netmcl.io.clusters import write_clusters
+from netmcl.mcl import _states
+from netmcl.params import MclParams
+from netmcl.warm import WarmEngine
 
 DATA = Path(__file__).parent / "data" / "networks"
 
@@ -80,6 +85,22 @@ def check(edges, previous, tmp_path, have_mcl, **params):
         flags = [f for name, flag in (("inflation", "-I"),) if name in params for f in (flag, str(params[name]))]
         assert text(warm) == live_mcl(edges, tmp_path, *flags)
     return warm
+
+
+def final_iterands(edges, previous, **params):
+    """The last iteration and iterand of a cold run and of a warm run from `previous`."""
+    graph = to_sparse_graph(edges)
+    prm = MclParams.build(**params)
+    *_, cold = _states(graph, prm, get_engine("cpu", threads=2))
+    cold_m = cold.matrix.copy()
+    warm_engine = WarmEngine(get_engine("cpu", threads=2), previous.warm_state, prm)
+    *_, warm = _states(graph, prm, warm_engine, decompose=False)
+    return cold.iteration, cold_m, warm.iteration, warm.matrix, warm_engine.report
+
+
+def assert_same_matrix(a, b):
+    assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
+    assert np.array_equal(a.data.view(np.uint32), b.data.view(np.uint32))
 
 
 @pytest.fixture(scope="module")
@@ -183,15 +204,26 @@ def test_a_slow_unchanged_component_is_caught_up(tmp_path, have_mcl):
     assert report.reused_nodes <= len(edges) and report.reused_nodes < report.nodes - len(giant) + 1
 
 
-def test_changed_parameters_or_node_count_reuse_nothing(collins, tmp_path, have_mcl):
+def test_changed_parameters_reuse_nothing(collins, tmp_path, have_mcl):
     edges, first = collins
     warm = check(edit(edges, 6, 0.01), first, tmp_path, have_mcl, inflation=3.0)
     assert warm.warm_report.reused_components == 0
     assert "parameters" in warm.warm_report.reason
-    more = edges + [("NEW1", "NEW2", 0.9)]
+
+
+def test_new_nodes_change_the_product_path_of_large_components(collins, tmp_path, have_mcl):
+    """1,000 new pairs of new nodes: the node count in mcl's dense-path rule more than doubles,
+    which changes the path of columns of the largest components (iterated again); the small
+    ones never take the dense path (reused).  The final iterand is a cold run's, bit for bit."""
+    edges, first = collins
+    more = edges + [(f"new{i}a", f"new{i}b", 0.5 + i / 4000) for i in range(1000)]
     warm = check(more, first, tmp_path, have_mcl)
-    assert warm.warm_report.reused_components == 0
-    assert "nodes" in warm.warm_report.reason
+    report = warm.warm_report
+    assert report.path_changed_components >= 1
+    assert report.reused_components > 100
+    cold_it, cold_m, warm_it, warm_m, _ = final_iterands(more, first)
+    assert warm_it == cold_it
+    assert_same_matrix(warm_m, cold_m)
 
 
 def test_unchanged_network_reuses_everything(collins):
