@@ -143,17 +143,16 @@ class WarmState:
     index: dict  # start block digest -> component
     chaos: list = None  # the chaos of every iteration, where the run measured it on every component
     history: dict = dataclasses.field(default_factory=dict)  # component -> its chaos in iterations 1, 2, ...
-    work_comp: np.ndarray = None  # with `work`: each component's columns' 10 x work in every iteration
-    work: np.ndarray = None  # (the dense-path rule compares it with the node count), sorted, no repeats
+    work: np.ndarray = None  # per component, the least and the largest 10 x work of a column in its iterations
 
     def path_changes(self, c, n):
-        """Whether the dense-path rule ``10 * work >= n`` decides any column of component `c`'s
-        iterations otherwise with node count `n` than with this run's."""
+        """Whether the dense-path rule ``10 * work >= n`` may decide a column of component `c`'s
+        iterations otherwise with node count `n` than with this run's: where a value of
+        ``10 * work`` (a multiple of 10 within the component's recorded range) lies between them."""
         lo, hi = min(n, self.n), max(n, self.n)
-        a, b = np.searchsorted(self.work_comp, [c, c + 1])
-        values = self.work[a:b]
-        i = np.searchsorted(values, lo)
-        return bool(i < values.size and values[i] < hi)
+        first = -(-lo // 10) * 10  # the least multiple of 10 >= lo
+        least, most = self.work[c]
+        return bool(first < hi and max(first, -(-least // 10) * 10) <= min(most, hi - 1))
 
     @property
     def n_components(self):
@@ -164,7 +163,7 @@ class WarmState:
     def nbytes(self):
         """Memory held by the record (bytes)."""
         return (self.start.nbytes + self.final.nbytes + 17 * self.settled.size + 64 * len(self.index)
-                + 16 * self.work.size + sum(8 * h.size for h in self.history.values()))
+                + self.work.nbytes + sum(8 * h.size for h in self.history.values()))
 
     def __repr__(self):
         return (f"<WarmState: {self.n_components} components of {self.n} nodes, "
@@ -211,17 +210,6 @@ class WarmReport:
                 + (f" and caught up {self.caught_up_components:,}" if self.caught_up_components else ""))
 
 
-def _distinct_pairs(first, second):
-    """The distinct rows of ``(first, second)``, sorted, as two arrays."""
-    if not first.size:
-        return first, second
-    order = np.lexsort((second, first))
-    a, b = first[order], second[order]
-    new = np.ones(a.size, dtype=bool)
-    new[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-    return a[new], b[new]
-
-
 def _changed_columns(before, after):
     """Per column, whether `after` differs from `before` (rows or value bits)."""
     la, lb = np.diff(before.indptr), np.diff(after.indptr)
@@ -243,7 +231,11 @@ class _Live:
     def __init__(self, nodes, comp, engine, block, n_rule, alone):
         self.nodes = nodes
         self.comp = comp  # each node's component
-        self.works = (comp[:0], np.zeros(0, dtype=np.int64))  # (component, 10 x work) of every column expanded
+        self.order = np.argsort(comp, kind="stable")  # the columns component by component
+        self.firsts = np.flatnonzero(np.r_[True, comp[self.order][1:] != comp[self.order][:-1]])
+        self.comps = comp[self.order][self.firsts]
+        self.least = np.full(self.comps.size, np.iinfo(np.int64).max)  # 10 x work of its columns' expansions
+        self.most = np.zeros(self.comps.size, dtype=np.int64)
         self.engine = engine
         engine.load(block, n_rule=n_rule)
         self.before = block.copy()
@@ -253,8 +245,9 @@ class _Live:
         self.stats = None
 
     def iterate(self, it, inflation, pruning):
-        work = 10 * column_flops(self.before.indptr, self.before.indices)
-        self.works = _distinct_pairs(np.concatenate([self.works[0], self.comp]), np.concatenate([self.works[1], work]))
+        work = 10 * column_flops(self.before.indptr, self.before.indices)[self.order]
+        np.minimum(self.least, np.minimum.reduceat(work, self.firsts), out=self.least)
+        np.maximum(self.most, np.maximum.reduceat(work, self.firsts), out=self.most)
         self.stats = self.engine.iterate(inflation, pruning)
         for c, g in self.alone.items():
             self.chaos[c].append(self.stats.chaos if g < 0 else self.engine.groups[g].stats.chaos)
@@ -501,18 +494,17 @@ class WarmEngine(Engine):
         for c, d in zip(self.reused.tolist(), self.source[self.reused].tolist()):
             if d in self.previous.history:
                 history[c] = self.previous.history[d]
-        pairs = [live.works for live in self.live]
-        for c, d in zip(self.reused.tolist(), self.source[self.reused].tolist()):
-            a, b = np.searchsorted(self.previous.work_comp, [d, d + 1])
-            pairs.append((np.full(b - a, c, dtype=np.int64), self.previous.work[a:b]))
-        work_comp, work = _distinct_pairs(np.concatenate([p[0] for p in pairs] or [np.zeros(0, np.int64)]),
-                                          np.concatenate([p[1] for p in pairs] or [np.zeros(0, np.int64)]))
+        work = np.zeros((ncomp, 2), dtype=np.int64)
+        for live in self.live:
+            work[live.comps, 0], work[live.comps, 1] = live.least, live.most
+        if self.reused.size:
+            work[self.reused] = self.previous.work[self.source[self.reused]]
         index = {}
         for c in range(ncomp):
             index.setdefault(self.blocks.digest(c), c)
         return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
                          final=fin, settled=settled, fixed=fixed, horizon=horizon, index=index,
-                         chaos=list(chaos) if self.exact else None, history=history, work_comp=work_comp, work=work)
+                         chaos=list(chaos) if self.exact else None, history=history, work=work)
 
 
 def _previous_state(warm_start):
