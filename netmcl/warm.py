@@ -185,6 +185,10 @@ class WarmReport:
     caught_up_components : int
         Recorded components that were iterated after all, because their
         recorded iterand is not provably the one at this run's last iteration.
+    resumed_components : int
+        Of those, the ones iterated on from their recorded iterand (the run
+        went past the last iteration at which it provably holds), not from
+        their start.
     path_changed_components : int
         Unchanged components iterated again because the graph's node count
         changed mcl's choice of product path for one of their columns
@@ -199,6 +203,7 @@ class WarmReport:
     reused_nodes: int = 0
     iterated_components: int = 0
     caught_up_components: int = 0
+    resumed_components: int = 0
     path_changed_components: int = 0
     reason: str = None
 
@@ -207,7 +212,8 @@ class WarmReport:
             return f"warm start reused nothing: {self.reason}"
         return (f"warm start reused {self.reused_components:,} of {self.components:,} components, "
                 f"{self.reused_nodes:,} of {self.nodes:,} nodes; iterated {self.iterated_components:,} components"
-                + (f" and caught up {self.caught_up_components:,}" if self.caught_up_components else ""))
+                + (f" and caught up {self.caught_up_components:,}" if self.caught_up_components else "")
+                + (f" ({self.resumed_components:,} from their recorded iterand)" if self.resumed_components else ""))
 
 
 def _changed_columns(before, after):
@@ -242,6 +248,8 @@ class _Live:
         self.changed = np.zeros(nodes.size, dtype=np.int64)  # the last iteration that changed each column
         self.alone = alone  # component -> its group's index (-1: the engine's only component)
         self.chaos = {c: [] for c in alone}
+        self.prefix = {}  # for an engine resumed after iteration j: the recorded chaos of iterations 1..j
+        self.resumed = False
         self.stats = None
 
     def iterate(self, it, inflation, pruning):
@@ -352,15 +360,13 @@ class WarmEngine(Engine):
         for h in known:
             np.maximum(self.known[: h.size], h, out=self.known[: h.size])
 
-    def _live(self, comps, *, first=False):
+    def _live(self, comps, *, first=False, block=None):
         """An engine over components `comps`, loaded with their start blocks: the largest
         alone (their chaos recorded), the others in groups as a cold run makes them."""
         from .mcl import CHAOS_LIMIT
 
-        mask = np.zeros(self.blocks.node_off.size - 1, dtype=bool)
-        mask[comps] = True
-        nodes = np.flatnonzero(mask[self.comp])
-        block = self.start.principal(nodes)
+        nodes, mask = self._nodes(comps)
+        block = self.start.principal(nodes) if block is None else block
         mine = self.comp[nodes]
         if comps.size == 1:
             engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
@@ -408,51 +414,88 @@ class WarmEngine(Engine):
             converging = chaos < self.limit
             bad = np.array([c for c in self.reused.tolist() if not self._valid(c, self.it, stop=converging)],
                            dtype=np.int64)
-            if bad.size:  # iterate them from their start up to this iteration, then with the others
-                late = self._live(bad)
-                for it, inf in enumerate(self.inflations, start=1):
-                    late.iterate(it, inf, pruning)
-                self.live.append(late)
-                parts.append(late.stats)
-                self.source[bad] = -1
-                self.reused = self.reused[self.source[self.reused] >= 0]
-                self.report.caught_up_components += int(bad.size)
-                self.report.reused_components -= int(bad.size)
-                self.report.reused_nodes -= int(late.nodes.size)
-                self.exact = False
-                self._witness()
+            if bad.size:
+                parts += self._catch_up(bad, pruning)
         if not parts:
             return IterationStats(chaos=0.0, extra={"groups": 0})
         return _combine(parts)
 
+    def _catch_up(self, bad, pruning):
+        """Iterate reused components `bad` up to this iteration, and from now on with the others:
+        from their recorded iterand where this iteration is past its horizon (it is their iterand
+        at the horizon), else from their start.  Returns the statistics of this iteration."""
+        prev = self.previous
+        horizon = prev.horizon[self.source[bad]]
+        lates = []
+        scratch = bad[self.it <= horizon]
+        if scratch.size:
+            late = self._live(scratch)
+            for it, inflation in enumerate(self.inflations, start=1):
+                late.iterate(it, inflation, pruning)
+            lates.append(late)
+        for j in sorted(set(horizon[self.it > horizon].tolist())):
+            comps = bad[horizon == j]
+            nodes, _ = self._nodes(comps)
+            late = self._live(comps, block=self._assemble(self._recorded(comps)).principal(nodes))
+            d = self.source[late.comps]
+            late.least, late.most = prev.work[d, 0].copy(), prev.work[d, 1].copy()
+            late.changed = prev.settled[self.source[late.comp]]  # each column's iterand is `final` since then
+            late.resumed = True
+            late.prefix = {c: prev.history[self.source[c]][:j] for c in late.chaos
+                           if self.source[c] in prev.history and prev.history[self.source[c]].size >= j}
+            for it in range(j + 1, self.it + 1):
+                late.iterate(it, self.inflations[it - 1], pruning)
+            lates.append(late)
+            self.report.resumed_components += int(comps.size)
+        self.live += lates
+        self.source[bad] = -1
+        self.reused = self.reused[self.source[self.reused] >= 0]
+        self.report.caught_up_components += int(bad.size)
+        self.report.reused_components -= int(bad.size)
+        self.report.reused_nodes -= int(sum(late.nodes.size for late in lates))
+        self.exact = False
+        self._witness()
+        return [late.stats for late in lates]
+
+    def _nodes(self, comps):
+        mask = np.zeros(self.blocks.node_off.size - 1, dtype=bool)
+        mask[comps] = True
+        return np.flatnonzero(mask[self.comp]), mask
+
+    def _recorded(self, comps):
+        """The recorded iterands of reused components `comps`, as pieces for :meth:`_assemble`."""
+        final = self.previous.final
+        nodes, counts, rows, vals = [], [], [], []
+        for c in comps.tolist():
+            mine = self.blocks.nodes[self.blocks.node_off[c]:self.blocks.node_off[c + 1]]
+            lengths, local_rows, bits = final.parts(self.source[c])
+            nodes.append(mine)
+            counts.append(lengths)
+            rows.append(mine[local_rows])
+            vals.append(bits.view(np.float32))
+        mine, lengths = np.concatenate(nodes), np.concatenate(counts)
+        return [(mine, lengths, np.cumsum(lengths) - lengths, np.concatenate(rows), np.concatenate(vals))]
+
     def result(self):
-        indptr_parts, pieces = np.zeros(self.n, dtype=np.int64), []
+        pieces = []
         for live in self.live:
             m = live.engine.result()
-            indptr_parts[live.nodes] = np.diff(m.indptr)
-            pieces.append((live.nodes, m.indptr[:-1], live.nodes[m.indices], m.data))
+            pieces.append((live.nodes, np.diff(m.indptr), m.indptr[:-1], live.nodes[m.indices], m.data))
         if self.reused.size:
-            final = self.previous.final
-            nodes, rows, vals, starts = [], [], [], []
-            for c in self.reused.tolist():
-                d = self.source[c]
-                mine = self.blocks.nodes[self.blocks.node_off[c]:self.blocks.node_off[c + 1]]
-                lengths, local_rows, bits = final.parts(d)
-                indptr_parts[mine] = lengths
-                nodes.append(mine)
-                rows.append(mine[local_rows])
-                vals.append(bits.view(np.float32))
-            mine = np.concatenate(nodes)
-            rows, vals = np.concatenate(rows), np.concatenate(vals)
-            lengths = indptr_parts[mine]
-            starts = np.cumsum(lengths) - lengths
-            pieces.append((mine, starts, rows, vals))
+            pieces += self._recorded(self.reused)
+        return self._assemble(pieces)
+
+    def _assemble(self, pieces):
+        """One matrix on the graph's nodes from (nodes, column lengths, starts, rows, values)
+        pieces; columns of no piece are empty."""
+        indptr_parts = np.zeros(self.n, dtype=np.int64)
+        for nodes, lengths, *_ in pieces:
+            indptr_parts[nodes] = lengths
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(indptr_parts, out=indptr[1:])
         out_rows = np.empty(int(indptr[-1]), dtype=np.int32)
         out_vals = np.empty(int(indptr[-1]), dtype=np.float32)
-        for nodes, starts, rows, vals in pieces:
-            counts = indptr_parts[nodes]
+        for nodes, counts, starts, rows, vals in pieces:
             src = spans(starts, counts)
             dst = spans(indptr[nodes], counts)
             out_rows[dst] = rows[src]
@@ -490,7 +533,9 @@ class WarmEngine(Engine):
             settled[self.reused], fixed[self.reused], horizon[self.reused] = prev.settled[d], prev.fixed[d], prev.horizon[d]
         history = {}
         for live in self.live:
-            history.update((c, np.asarray(h, dtype=np.float64)) for c, h in live.chaos.items())
+            for c, h in live.chaos.items():
+                if not live.resumed or c in live.prefix:
+                    history[c] = np.concatenate([live.prefix.get(c, []), np.asarray(h, dtype=np.float64)])
         for c, d in zip(self.reused.tolist(), self.source[self.reused].tolist()):
             if d in self.previous.history:
                 history[c] = self.previous.history[d]
