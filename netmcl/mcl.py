@@ -361,7 +361,10 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
         clustering = cluster_graph(graph, params, eng, progress=progress, checkpoint=ckpt)
     if attribute is not None:
         write_back(G, clustering, attribute)
-    return wrap_result(G, clustering)
+    result = wrap_result(G, clustering)
+    if result is not clustering and hasattr(clustering, "warm_state"):  # an igraph VertexClustering
+        result.warm_state, result.warm_report = clustering.warm_state, clustering.warm_report
+    return result
 
 
 def cluster_graph(

@@ -129,21 +129,41 @@ class WarmState:
         The graph's node count (mcl's dense-path rule depends on it).
     n_iterations : int
         The iteration at which the run converged.
+    start, final : _Blocks
+        Each component's start block, and its iterand after `n_iterations`.
+    settled : numpy.ndarray
+        Per component, the iteration from which its iterand stayed `final`.
+    fixed : numpy.ndarray
+        Per component, whether an iteration after `settled` left it unchanged.
+    horizon : numpy.ndarray
+        Per component, the last iteration at which its iterand is provably
+        `final` (``FOREVER`` where every column is a single 1.0).
+    index : dict
+        Start block digest -> the first component with that block.
+    chaos : list of float or None
+        The chaos of every iteration, where the run measured every component.
+    history : dict
+        Component -> its chaos in iterations 1, 2, ... (the components
+        iterated alone).
+    work : numpy.ndarray
+        Per component, the least and the largest ``10 * work`` of a column
+        in its iterations (the dense-path rule compares it with the node
+        count).
     """
 
     params: object
     engine: str
     n: int
     n_iterations: int
-    start: _Blocks  # each component's start block
-    final: _Blocks  # its last iterand
-    settled: np.ndarray  # the iteration from which the component's iterand stayed `final`
-    fixed: np.ndarray  # whether an iteration after `settled` left it unchanged
-    horizon: np.ndarray  # the last iteration at which the iterand is provably `final`
-    index: dict  # start block digest -> component
-    chaos: list = None  # the chaos of every iteration, where the run measured it on every component
-    history: dict = dataclasses.field(default_factory=dict)  # component -> its chaos in iterations 1, 2, ...
-    work: np.ndarray = None  # per component, the least and the largest 10 x work of a column in its iterations
+    start: _Blocks
+    final: _Blocks
+    settled: np.ndarray
+    fixed: np.ndarray
+    horizon: np.ndarray
+    index: dict
+    chaos: list = None
+    history: dict = dataclasses.field(default_factory=dict)
+    work: np.ndarray = None
 
     def path_changes(self, c, n):
         """Whether the dense-path rule ``10 * work >= n`` may decide a column of component `c`'s
@@ -261,7 +281,7 @@ class _Live:
             self.chaos[c].append(self.stats.chaos if g < 0 else self.engine.groups[g].stats.chaos)
         after = self.engine.result()
         self.changed[_changed_columns(self.before, after)] = it
-        self.before = after.copy()
+        self.before = after if isinstance(self.engine, GroupedEngine) else after.copy()  # (a new matrix already)
         return self.stats
 
 
@@ -558,9 +578,7 @@ def _previous_state(warm_start):
         return None
     if isinstance(warm_start, WarmState):
         return warm_start
-    from .clustering import Clustering
-
-    if not isinstance(warm_start, Clustering):
+    if not hasattr(warm_start, "warm_state") and type(warm_start).__name__ not in ("Clustering", "VertexClustering"):
         raise ParameterError(
             f"warm_start takes True (record this run for a later warm start) or the result of an earlier "
             f"mcl(..., warm_start=...) run. Got {type(warm_start).__name__} instead.")

@@ -262,3 +262,14 @@ def test_bad_warm_start_arguments(collins, tmp_path):
         netmcl.mcl(edges[:50], warm_start=cold)
     with pytest.raises(ParameterError, match="checkpoint"):
         netmcl.mcl(edges, warm_start=first, checkpoint=tmp_path / "ck")
+
+
+def test_igraph_results_carry_the_state():
+    ig = pytest.importorskip("igraph")
+    edges = read_edges("clusterone_krogan2006_core.txt.gz")
+    g = ig.Graph.TupleList(edges, weights=True)
+    first = netmcl.mcl(g, warm_start=True)
+    g.delete_edges([3, 50])
+    warm = netmcl.mcl(g, warm_start=first)
+    assert warm.membership == netmcl.mcl(g).membership
+    assert warm.warm_report.reused_components > 0
