@@ -65,9 +65,9 @@ log = logging.getLogger("netmcl")
 FOREVER = np.iinfo(np.int64).max
 #: the largest components of a run, up to this many, are iterated alone, their chaos recorded: a later
 #: warm start that reuses one knows when it keeps the run going, against one engine call each per iteration
-ALONE = 32
-#: ... where they have at least this many nodes (a smaller one is cheap to iterate again when needed)
-ALONE_NODES = 16
+ALONE = 8
+#: ... where they have at least this many nodes (a smaller one costs little to iterate again when needed)
+ALONE_NODES = 256
 
 
 class _Blocks:
@@ -106,9 +106,23 @@ class _Blocks:
             h.update(part.tobytes())
         return h.digest()
 
-    def same(self, c, other, d):
-        """Whether component `c` here and `d` of `other` are the same block, bit for bit."""
-        return all(np.array_equal(x, y) for x, y in zip(self.parts(c), other.parts(d)))
+    def digests(self):
+        """Every component's :meth:`digest`."""
+        return [self.digest(c) for c in range(self.node_off.size - 1)]
+
+    def same(self, cs, other, ds):
+        """Per pair, whether component ``cs[i]`` here and ``ds[i]`` of `other` are the same
+        block, bit for bit."""
+        cs, ds = np.asarray(cs, dtype=np.int64), np.asarray(ds, dtype=np.int64)
+        same = (np.diff(self.node_off)[cs] == np.diff(other.node_off)[ds]) & (
+            np.diff(self.entry_off)[cs] == np.diff(other.entry_off)[ds])
+        for off, mine, theirs in (("node_off", self.lengths, other.lengths), ("entry_off", self.rows, other.rows),
+                                  ("entry_off", self.bits, other.bits)):
+            here, there = getattr(self, off), getattr(other, off)
+            counts = np.where(same, np.diff(here)[cs], 0)
+            differ = mine[spans(here[cs], counts)] != theirs[spans(there[ds], counts)]
+            same &= np.bincount(np.repeat(np.arange(cs.size), counts)[differ], minlength=cs.size) == 0
+        return same
 
     @property
     def nbytes(self):
@@ -264,24 +278,35 @@ class _Live:
         self.most = np.zeros(self.comps.size, dtype=np.int64)
         self.engine = engine
         engine.load(block, n_rule=n_rule)
-        self.before = block.copy()
         self.changed = np.zeros(nodes.size, dtype=np.int64)  # the last iteration that changed each column
         self.alone = alone  # component -> its group's index (-1: the engine's only component)
         self.chaos = {c: [] for c in alone}
         self.prefix = {}  # for an engine resumed after iteration j: the recorded chaos of iterations 1..j
         self.resumed = False
         self.stats = None
+        # each group's iterand before the iteration, compared with the one after (one part without groups)
+        grouped = isinstance(engine, GroupedEngine)
+        self.parts = [g.nodes for g in engine.groups] if grouped else [np.arange(nodes.size)]
+        self.before = [block.principal(part) for part in self.parts] if grouped else [block.copy()]
 
     def iterate(self, it, inflation, pruning):
-        work = 10 * column_flops(self.before.indptr, self.before.indices)[self.order]
+        grouped = isinstance(self.engine, GroupedEngine)
+        work = np.empty(self.nodes.size, dtype=np.int64)
+        for part, before in zip(self.parts, self.before):
+            work[part] = 10 * column_flops(before.indptr, before.indices)
+        work = work[self.order]
         np.minimum(self.least, np.minimum.reduceat(work, self.firsts), out=self.least)
         np.maximum(self.most, np.maximum.reduceat(work, self.firsts), out=self.most)
         self.stats = self.engine.iterate(inflation, pruning)
+        # a group at a fixed point that the engine did not compute again kept its iterand
+        idle = [g.skipped for g in self.engine.groups] if grouped else [False]
         for c, g in self.alone.items():
             self.chaos[c].append(self.stats.chaos if g < 0 else self.engine.groups[g].stats.chaos)
-        after = self.engine.result()
-        self.changed[_changed_columns(self.before, after)] = it
-        self.before = after if isinstance(self.engine, GroupedEngine) else after.copy()  # (a new matrix already)
+        for i, (part, skip) in enumerate(zip(self.parts, idle)):
+            if not skip:
+                after = (self.engine.groups[i].engine if grouped else self.engine).result()
+                self.changed[part[_changed_columns(self.before[i], after)]] = it
+                self.before[i] = after.copy()
         return self.stats
 
 
@@ -338,14 +363,17 @@ class WarmEngine(Engine):
         ncomp, comp = self.inner.components(start)
         self.comp = np.asarray(comp, dtype=np.int64)
         self.blocks = _Blocks(start, self.comp, ncomp)
+        self.digests = self.blocks.digests()
         self.source = np.full(ncomp, -1, dtype=np.int64)  # the previous run's component reused, or -1
         reason = self._mismatch(n_rule)
         path = 0
         if reason is None:
             prev = self.previous
-            for c in range(ncomp):
-                d = prev.index.get(self.blocks.digest(c))
-                if d is not None and self.blocks.same(c, prev.start, d):
+            found = [(c, prev.index[h]) for c, h in enumerate(self.digests) if h in prev.index]
+            if found:
+                cs, ds = (np.array(x, dtype=np.int64) for x in zip(*found))
+                same = self.blocks.same(cs, prev.start, ds)
+                for c, d in zip(cs[same].tolist(), ds[same].tolist()):
                     if prev.n != n_rule and prev.path_changes(d, n_rule):
                         path += 1  # mcl's choice of product path depends on the node count
                     else:
@@ -566,7 +594,7 @@ class WarmEngine(Engine):
             work[self.reused] = self.previous.work[self.source[self.reused]]
         index = {}
         for c in range(ncomp):
-            index.setdefault(self.blocks.digest(c), c)
+            index.setdefault(self.digests[c], c)
         return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
                          final=fin, settled=settled, fixed=fixed, horizon=horizon, index=index,
                          chaos=list(chaos) if self.exact else None, history=history, work=work)
