@@ -18,7 +18,10 @@ Edit models:
 * ``local``: added edges join two nodes of the same connected component
   outside the largest one, and removed edges are drawn from those components
   too (new hits within sequence families, say): the giant component is
-  untouched.
+  untouched;
+* ``few``: as ``local``, within as few components as hold twice the edges
+  to change (drawn at random among those outside the largest): an update
+  of a few families or complexes.
 
 Networks: ``collins`` (bundled with netmcl, 1,622 proteins, 9,074 edges);
 ``ssn``: the mmseqs2 all-vs-all search of 20,000 UniProt sequences in the
@@ -113,7 +116,18 @@ def edit(edges, seed, fraction, model):
     rng = np.random.default_rng(seed)
     k = max(2, round(fraction * len(edges)))
     comp, giant = components(edges)
-    local = model == "local"
+    local = model in ("local", "few")
+    if model == "few":  # random components outside the largest, until they hold 2k edges
+        held = {}
+        for a, _, _ in edges:
+            held[comp[a]] = held.get(comp[a], 0) + 1
+        chosen, total = set(), 0
+        for r in rng.permutation(sorted(r for r in held if r != giant)).tolist():
+            if total >= 2 * k:
+                break
+            chosen.add(r)
+            total += held[r]
+        comp = {x: (r if r in chosen else giant) for x, r in comp.items()}  # the others: as untouchable
     degree = {}
     for a, b, _ in edges:
         degree[a] = degree.get(a, 0) + 1
@@ -216,7 +230,7 @@ def markdown(rows, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--networks", default="collins,ssn,gavin")
-    ap.add_argument("--models", default="random,local")
+    ap.add_argument("--models", default="random,local,few")
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
     ap.add_argument("--fraction", type=float, default=0.01)
     ap.add_argument("--inflation", type=float, default=2.0)

@@ -462,6 +462,17 @@ class WarmEngine(Engine):
             converging = chaos < self.limit
             bad = np.array([c for c in self.reused.tolist() if not self._valid(c, self.it, stop=converging)],
                            dtype=np.int64)
+            if converging and bad.size:
+                # those whose chaos here is recorded (below the limit, else the run would go on) are
+                # needed only if the run stops here: first the others, which may keep it going
+                prev = self.previous
+                known = np.array([self.source[c] in prev.history and prev.history[self.source[c]].size >= self.it
+                                  for c in bad.tolist()], dtype=bool)
+                if known.any() and not known.all():
+                    new = self._catch_up(bad[~known], pruning)
+                    parts += new
+                    chaos = max(chaos, max(p.chaos for p in new))
+                    bad = bad[known] if chaos < self.limit else bad[:0]
             if bad.size:
                 parts += self._catch_up(bad, pruning)
         if not parts:
