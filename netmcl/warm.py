@@ -163,6 +163,12 @@ class WarmState:
         Per component, the least and the largest ``10 * work`` of a column
         in its iterations (the dense-path rule compares it with the node
         count).
+    seen : numpy.ndarray
+        Per component, an iteration at which `final` was its iterand and its
+        chaos below the limit (where a run converged).
+    snapshots : dict
+        Component -> {iteration: its iterand} where its chaos was below the
+        limit (the components iterated alone).
     """
 
     params: object
@@ -178,6 +184,8 @@ class WarmState:
     chaos: list = None
     history: dict = dataclasses.field(default_factory=dict)
     work: np.ndarray = None
+    seen: np.ndarray = None
+    snapshots: dict = dataclasses.field(default_factory=dict)
 
     def path_changes(self, c, n):
         """Whether the dense-path rule ``10 * work >= n`` may decide a column of component `c`'s
@@ -197,7 +205,8 @@ class WarmState:
     def nbytes(self):
         """Memory held by the record (bytes)."""
         return (self.start.nbytes + self.final.nbytes + 17 * self.settled.size + 64 * len(self.index)
-                + self.work.nbytes + sum(8 * h.size for h in self.history.values()))
+                + self.work.nbytes + sum(8 * h.size for h in self.history.values())
+                + sum(a.nbytes for snaps in self.snapshots.values() for m in snaps.values() for a in m))
 
     def __repr__(self):
         return (f"<WarmState: {self.n_components} components of {self.n} nodes, "
@@ -268,7 +277,7 @@ class _Live:
     """Components iterated in this run, on one engine, each column's last change tracked,
     and the chaos of each component that an engine (or a group) holds alone."""
 
-    def __init__(self, nodes, comp, engine, block, n_rule, alone):
+    def __init__(self, nodes, comp, engine, block, n_rule, alone, limit):
         self.nodes = nodes
         self.comp = comp  # each node's component
         self.order = np.argsort(comp, kind="stable")  # the columns component by component
@@ -281,6 +290,8 @@ class _Live:
         self.changed = np.zeros(nodes.size, dtype=np.int64)  # the last iteration that changed each column
         self.alone = alone  # component -> its group's index (-1: the engine's only component)
         self.chaos = {c: [] for c in alone}
+        self.limit = limit
+        self.snapshots = {c: {} for c in alone}  # iteration -> the iterand, where its chaos is below the limit
         self.prefix = {}  # for an engine resumed after iteration j: the recorded chaos of iterations 1..j
         self.resumed = False
         self.stats = None
@@ -307,6 +318,10 @@ class _Live:
                 after = (self.engine.groups[i].engine if grouped else self.engine).result()
                 self.changed[part[_changed_columns(self.before[i], after)]] = it
                 self.before[i] = after.copy()
+        for c, g in self.alone.items():
+            if self.chaos[c][-1] < self.limit:
+                m = self.before[max(g, 0)]
+                self.snapshots[c][it] = (np.diff(m.indptr), m.indices.astype(np.int32), m.data.view(np.uint32).copy())
         return self.stats
 
 
@@ -418,7 +433,7 @@ class WarmEngine(Engine):
         mine = self.comp[nodes]
         if comps.size == 1:
             engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
-            return _Live(nodes, mine, engine, block, self.n_rule, {int(comps[0]): -1})
+            return _Live(nodes, mine, engine, block, self.n_rule, {int(comps[0]): -1}, self.limit)
         sizes = np.diff(self.blocks.node_off)[comps]
         order = np.argsort(-sizes, kind="stable")[:ALONE]
         alone = comps[order[sizes[order] >= ALONE_NODES]]
@@ -429,18 +444,18 @@ class WarmEngine(Engine):
             groups += [rest[g] for g in component_groups(block.principal(rest), components=self.inner.components)]
         if len(groups) == 1 or self.inner.spawn(threads=1, share=1) is None:
             engine = self.inner if first else self.inner.spawn(threads=self.inner.threads, share=1)
-            return _Live(nodes, mine, engine, block, self.n_rule, {})
+            return _Live(nodes, mine, engine, block, self.n_rule, {}, self.limit)
         order = sorted(range(len(groups)), key=lambda g: -groups[g].size)  # the largest group first, as a cold run
         groups = [groups[g] for g in order]
         at = {order.index(g): c for g, c in enumerate(alone.tolist())}
         engine = GroupedEngine(self.inner, groups, chaos_limit=CHAOS_LIMIT)
-        return _Live(nodes, mine, engine, block, self.n_rule, {c: g for g, c in at.items()})
+        return _Live(nodes, mine, engine, block, self.n_rule, {c: g for g, c in at.items()}, self.limit)
 
     def _valid(self, c, it, *, stop):
         """Whether reused component `c`'s recorded iterand is its iterand after iteration `it`
         (and, where the run stops by convergence, its chaos there is below the limit)."""
         prev, d = self.previous, self.source[c]
-        if it == prev.n_iterations:  # where the previous run converged with this iterand
+        if it == prev.seen[d] or it in prev.snapshots.get(d, ()):  # a converged run's iterand, or a snapshot
             return True
         if not stop:  # the cap: the iterand only
             return prev.settled[d] <= it <= prev.horizon[d]
@@ -480,32 +495,40 @@ class WarmEngine(Engine):
         return _combine(parts)
 
     def _catch_up(self, bad, pruning):
-        """Iterate reused components `bad` up to this iteration, and from now on with the others:
-        from their recorded iterand where this iteration is past its horizon (it is their iterand
-        at the horizon), else from their start.  Returns the statistics of this iteration."""
-        prev = self.previous
-        horizon = prev.horizon[self.source[bad]]
+        """Iterate reused components `bad` up to this iteration, and from now on with the others,
+        each from the latest iteration before this one after which its iterand is recorded (a
+        snapshot, or `final` within its horizon), else from its start.  Returns the statistics
+        of this iteration."""
+        prev, K = self.previous, self.it
+        points = {}
+        for c in bad.tolist():
+            d = self.source[c]
+            j = max([0] + [s for s in prev.snapshots.get(d, ()) if s < K])
+            on_final = int(min(K - 1, prev.horizon[d])) if prev.settled[d] < K else -1
+            on_final = max(on_final, int(prev.seen[d]) if prev.seen[d] < K else -1)
+            points.setdefault(max(j, on_final), []).append(c)
         lates = []
-        scratch = bad[self.it <= horizon]
-        if scratch.size:
-            late = self._live(scratch)
-            for it, inflation in enumerate(self.inflations, start=1):
-                late.iterate(it, inflation, pruning)
-            lates.append(late)
-        for j in sorted(set(horizon[self.it > horizon].tolist())):
-            comps = bad[horizon == j]
-            nodes, _ = self._nodes(comps)
-            late = self._live(comps, block=self._assemble(self._recorded(comps)).principal(nodes))
-            d = self.source[late.comps]
-            late.least, late.most = prev.work[d, 0].copy(), prev.work[d, 1].copy()
-            late.changed = prev.settled[self.source[late.comp]]  # each column's iterand is `final` since then
-            late.resumed = True
-            late.prefix = {c: prev.history[self.source[c]][:j] for c in late.chaos
-                           if self.source[c] in prev.history and prev.history[self.source[c]].size >= j}
-            for it in range(j + 1, self.it + 1):
+        for j, comps in sorted(points.items()):
+            comps = np.array(comps, dtype=np.int64)
+            if j == 0:
+                late = self._live(comps)
+            else:
+                nodes, _ = self._nodes(comps)
+                late = self._live(comps, block=self._assemble(self._recorded(comps, j)).principal(nodes))
+                d = self.source[late.comp]
+                snapped = np.array([j in prev.snapshots.get(x, ()) for x in d.tolist()], dtype=bool)
+                late.changed = np.where(snapped, j, prev.settled[d])  # each column's last change, at the latest
+                d = self.source[late.comps]
+                late.least, late.most = prev.work[d, 0].copy(), prev.work[d, 1].copy()
+                late.resumed = True
+                late.prefix = {c: prev.history[self.source[c]][:j] for c in late.chaos
+                               if self.source[c] in prev.history and prev.history[self.source[c]].size >= j}
+                for c in late.snapshots:
+                    late.snapshots[c] = {s: m for s, m in prev.snapshots.get(self.source[c], {}).items() if s <= j}
+                self.report.resumed_components += int(comps.size)
+            for it in range(j + 1, K + 1):
                 late.iterate(it, self.inflations[it - 1], pruning)
             lates.append(late)
-            self.report.resumed_components += int(comps.size)
         self.live += lates
         self.source[bad] = -1
         self.reused = self.reused[self.source[self.reused] >= 0]
@@ -521,13 +544,16 @@ class WarmEngine(Engine):
         mask[comps] = True
         return np.flatnonzero(mask[self.comp]), mask
 
-    def _recorded(self, comps):
-        """The recorded iterands of reused components `comps`, as pieces for :meth:`_assemble`."""
-        final = self.previous.final
+    def _recorded(self, comps, at):
+        """The recorded iterands after iteration `at` of reused components `comps` (a snapshot, or
+        `final`; None: `final`), as pieces for :meth:`_assemble`."""
+        final, snapshots = self.previous.final, self.previous.snapshots
         nodes, counts, rows, vals = [], [], [], []
         for c in comps.tolist():
             mine = self.blocks.nodes[self.blocks.node_off[c]:self.blocks.node_off[c + 1]]
-            lengths, local_rows, bits = final.parts(self.source[c])
+            d = self.source[c]
+            lengths, local_rows, bits = snapshots[d][at] if at is not None and at in snapshots.get(d, ()) \
+                else final.parts(d)
             nodes.append(mine)
             counts.append(lengths)
             rows.append(mine[local_rows])
@@ -535,13 +561,15 @@ class WarmEngine(Engine):
         mine, lengths = np.concatenate(nodes), np.concatenate(counts)
         return [(mine, lengths, np.cumsum(lengths) - lengths, np.concatenate(rows), np.concatenate(vals))]
 
-    def result(self):
+    def result(self, at=-1):
+        """The iterand (`at` None: with the reused components' `final`, as the record keeps them)."""
+        at = self.it if at == -1 else at
         pieces = []
         for live in self.live:
             m = live.engine.result()
             pieces.append((live.nodes, np.diff(m.indptr), m.indptr[:-1], live.nodes[m.indices], m.data))
         if self.reused.size:
-            pieces += self._recorded(self.reused)
+            pieces += self._recorded(self.reused, at)
         return self._assemble(pieces)
 
     def _assemble(self, pieces):
@@ -571,7 +599,7 @@ class WarmEngine(Engine):
         if not converged:
             return None
         K = self.it
-        final = self.result()
+        final = self.result(at=None)
         ncomp = self.blocks.node_off.size - 1
         fin = _Blocks(final, self.comp, ncomp, self.blocks.nodes, self.blocks.node_off)
         settled = np.zeros(ncomp, dtype=np.int64)
@@ -587,9 +615,19 @@ class WarmEngine(Engine):
         ones = np.bincount(self.comp[fin.nodes], weights=(~lone).astype(np.float64), minlength=ncomp) == 0
         horizon = np.where(fixed & ones, FOREVER,
                            np.where(fixed & (settled + 1 <= self.bump_from), max(self.bump_from, K), K))
-        if self.reused.size:  # reused at K: their iterand there is `final`, their chaos below the limit
+        seen = np.full(ncomp, K, dtype=np.int64)
+        snapshots = {}
+        for live in self.live:
+            for c, snaps in live.snapshots.items():
+                if not live.resumed or c in live.prefix:
+                    snapshots[c] = snaps
+        if self.reused.size:  # their records stand; `final` is their iterand at K where it provably is
             prev, d = self.previous, self.source[self.reused]
             settled[self.reused], fixed[self.reused], horizon[self.reused] = prev.settled[d], prev.fixed[d], prev.horizon[d]
+            on_final = (prev.seen[d] == K) | ((prev.settled[d] <= K) & (K <= prev.horizon[d]))
+            seen[self.reused] = np.where(on_final, K, prev.seen[d])
+            snapshots.update((c, prev.snapshots[x]) for c, x in zip(self.reused.tolist(), d.tolist())
+                             if x in prev.snapshots)
         history = {}
         for live in self.live:
             for c, h in live.chaos.items():
@@ -608,7 +646,8 @@ class WarmEngine(Engine):
             index.setdefault(self.digests[c], c)
         return WarmState(params=self.params, engine=self.inner.name, n=self.n, n_iterations=K, start=self.blocks,
                          final=fin, settled=settled, fixed=fixed, horizon=horizon, index=index,
-                         chaos=list(chaos) if self.exact else None, history=history, work=work)
+                         chaos=list(chaos) if self.exact else None, history=history, work=work, seen=seen,
+                         snapshots=snapshots)
 
 
 def _previous_state(warm_start):
