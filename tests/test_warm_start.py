@@ -228,6 +228,26 @@ def test_a_run_longer_than_the_recorded_one_resumes_components(collins, tmp_path
     assert_same_matrix(warm_m, cold_m)
 
 
+def test_a_run_shorter_than_the_recorded_one_takes_recorded_iterands(collins, tmp_path, have_mcl):
+    """The component that settled last (outside the largest) gets weights of 1: the run now
+    stops at an iteration where the largest component's iterand is known only from the
+    snapshot the first run kept (its chaos there was below the limit)."""
+    edges, first = collins
+    state = first.warm_state
+    giant = int(np.argmax(np.diff(state.start.node_off)))
+    slowest = max((c for c in range(state.n_components) if c != giant), key=lambda c: state.settled[c])
+    labels = {first.labels[i] for i in state.start.nodes[state.start.node_off[slowest]:state.start.node_off[slowest + 1]]}
+    changed = [(a, b, 1.0) if a in labels else (a, b, w) for a, b, w in edges]
+    warm = check(changed, first, tmp_path, have_mcl)
+    report = warm.warm_report
+    assert warm.n_iterations < first.n_iterations
+    assert warm.n_iterations in state.snapshots[giant] and warm.n_iterations <= state.settled[giant]
+    assert report.iterated_components == 1 and report.caught_up_components == 0
+    cold_it, cold_m, warm_it, warm_m, _ = final_iterands(changed, first)
+    assert warm_it == cold_it
+    assert_same_matrix(warm_m, cold_m)
+
+
 def test_changed_parameters_reuse_nothing(collins, tmp_path, have_mcl):
     edges, first = collins
     warm = check(edit(edges, 6, 0.01), first, tmp_path, have_mcl, inflation=3.0)
