@@ -2,46 +2,56 @@
 
 After edges are added to a network or removed from it, most of its connected
 components are often untouched.  Flow never crosses between components, so
-the iterand of a component after iteration ``k`` depends only on
+the iterand of a component after iteration ``k``, and the chaos it
+contributes to iteration ``k``, depend only on
 
 * its start matrix -- the component's column-stochastic block, its nodes in
   their relative order, every value bit for bit;
 * the parameters (inflation, pruning, loops, pre-inflation, ...) and the
   engine's kind;
-* ``n_rule``, the node count of the whole graph, which decides each column's
-  product path (:mod:`netmcl.engines`);
+* for each column expanded, whether ``10 * work >= n``, ``n`` the node count
+  of the whole graph (mcl's choice of product path, :mod:`netmcl.engines`);
 * ``k`` itself, through the inflation (constant up to iteration 40, then
   multiplied by 1.001 each iteration).
 
-A run with ``warm_start`` records, for each component, its last iterand
-``F``, the iteration ``f`` from which its iterand stayed ``F``, whether a
-later iteration left ``F`` unchanged (a fixed point), and the iteration at
-which the run converged.  A later run with the same parameters on a graph
-with as many nodes takes each component whose start block is bit-identical
-to a recorded one without iterating it, and iterates the others.  The run
-converges at the first iteration ``K`` at which every component's chaos is
-below 1e-4; a reused component's iterand after ``K`` is ``F``, and its chaos
-is below 1e-4, when
+A run with ``warm_start`` records, per component: its start block, its last
+iterand ``F``, the iteration from which its iterand stayed ``F``, whether a
+later iteration left ``F`` unchanged (a fixed point), an iteration at which
+``F`` was its iterand with chaos below 1e-4 (where the run converged), and
+the least and largest ``10 * work`` of its columns in every iteration; for
+its largest components, iterated alone, also their chaos in every iteration
+and their iterand at each iteration where that chaos was below 1e-4.
 
-* ``K`` is the iteration at which the recorded run converged (where ``F``
-  was its iterand and its chaos was below 1e-4), or
-* ``F`` is a fixed point reached at ``f < K``, and ``K`` is at most the
-  iteration up to which the fixed point provably holds: any iteration when
-  every column of ``F`` is a single 1.0 (expansion, pruning and inflation
-  of such a column give it back under every inflation); iteration 40 when
-  ``F`` was found fixed by iteration 40, as the inflation is the same until
-  then; otherwise the last iteration the recorded run saw.  The chaos of an
-  iteration is measured before its inflation, on the expansion of ``F``, so
-  it is the chaos the recorded run measured at its convergence.
+A later run with the same parameters and engine takes each component whose
+start block is bit-identical to a recorded one (and whose recorded work
+never lies between the two node counts) without iterating it, and iterates
+the others.  mcl stops at the first iteration ``K`` at which every
+component's chaos is below 1e-4 (or at the cap).  Where the iterated
+components' chaos falls below it at ``K``:
 
-Whenever the iterated components' chaos falls below 1e-4 (or the iteration
-cap is reached), each reused component is checked against these conditions
-at that iteration; one that fails them is iterated from its start block, up
-to that iteration, and from then on with the others.  The iterand at the
-end is therefore the one a cold run reaches, column for column, and so are
-the clusters, their order and the iteration count.  The ``chaos`` and
-``stats`` of a warm run's :class:`~netmcl.Clustering` describe the
-components it iterated.
+* a reused component whose recorded chaos at ``K`` is not below it keeps the
+  run going (its iterand is not needed yet);
+* otherwise each reused component must provably have chaos below 1e-4 at
+  ``K`` and a known iterand there: ``F`` where ``K`` is the recorded
+  converged iteration; a snapshot taken at ``K``; or ``F`` where ``F`` is a
+  fixed point reached before ``K`` and ``K`` is within the fixed point's
+  horizon -- any iteration when every column of ``F`` is a single 1.0
+  (expansion, pruning and inflation of such a column give it back under every
+  inflation), iteration 40 (or the recorded run's last, if later) when the
+  fixed point was found by iteration 40, as the inflation is the same until
+  then, else the recorded run's last iteration.  The chaos of an iteration
+  is measured on the expansion of the previous iterand, before inflation, so
+  at a fixed point it is the chaos the recorded run measured at convergence.
+
+A reused component that fails this is iterated up to ``K`` -- from the
+latest iteration before ``K`` after which its iterand is recorded, else
+from its start -- and with the others from then on (those whose chaos is
+unknown first: they may keep the run going).  The iterand at the end is
+therefore the one a cold run reaches, column for column, and so are the
+clusters, their order and the iteration count.  The ``chaos`` and ``stats``
+of a warm run's :class:`~netmcl.Clustering` describe the components it
+iterated (and, where one kept the run going, a reused component's recorded
+chaos).
 """
 
 import dataclasses
