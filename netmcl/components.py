@@ -90,12 +90,15 @@ class _Group:
         self.stats = None  # of the last iteration
         self.inflation = None  # the inflation of the last iteration
         self.fixed = False  # whether the last iteration left the iterand unchanged
+        self.skipped = False  # whether the last iteration was a fixed point's, not computed again
 
     def iterate(self, inflation, pruning, chaos_limit):
         if self.fixed and (inflation == self.inflation or self.ones):
             # a fixed point stays one under the same inflation, or any when every column is a single 1.0
             self.stats = dataclasses.replace(self.stats, seconds=0.0, extra={})
+            self.skipped = True
             return
+        self.skipped = False
         # a group below the chaos limit is checked for a fixed point (which holds its last two iterands)
         before = self.engine.result() if self.stats is not None and self.stats.chaos < chaos_limit else None
         self.stats = self.engine.iterate(inflation, pruning)

@@ -261,7 +261,7 @@ def mcl_iterates(G, *, weight="weight", symmetrize=None, **params):
 
 
 def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progress=False, checkpoint=None,
-        checkpoint_every=None, resume=False, **params):
+        checkpoint_every=None, resume=False, warm_start=None, **params):
     """Cluster a graph with MCL, giving exactly the clusters of mcl 22-282.
 
     Parameters
@@ -294,6 +294,15 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
         Continue from the state in `checkpoint` (if the file exists), with
         exactly the clusters of an uninterrupted run; a checkpoint of
         another input or other parameters is refused (``CheckpointError``).
+    warm_start : True or Clustering, optional
+        True: keep what a later warm start needs (the result's
+        ``warm_state``).  The result of an earlier run with `warm_start`
+        (on the network before edges were added or removed): reuse its
+        clusters of the components whose start matrix is unchanged, iterate
+        the rest, and report what was reused in the result's
+        ``warm_report``; the clusters are exactly a cold run's (see
+        :mod:`netmcl.warm`).  Nothing is reused after a change of parameters
+        or of the node count.
 
     Returns
     -------
@@ -341,10 +350,21 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
         ckpt = Checkpoint(checkpoint, graph, params, every=checkpoint_every, resume=resume)
     elif resume or checkpoint_every is not None:
         raise ParameterError("resume and checkpoint_every continue or pace a checkpoint: give its file with checkpoint=PATH.")
-    clustering = cluster_graph(graph, params, eng, progress=progress, checkpoint=ckpt)
+    if warm_start is not None and warm_start is not False:
+        if ckpt is not None:
+            raise ParameterError("warm_start and checkpoint cannot be combined: a checkpointed run iterates the "
+                                 "whole matrix at once.")
+        from .warm import cluster_warm
+
+        clustering = cluster_warm(graph, params, eng, warm_start, progress=progress)
+    else:
+        clustering = cluster_graph(graph, params, eng, progress=progress, checkpoint=ckpt)
     if attribute is not None:
         write_back(G, clustering, attribute)
-    return wrap_result(G, clustering)
+    result = wrap_result(G, clustering)
+    if result is not clustering and hasattr(clustering, "warm_state"):  # an igraph VertexClustering
+        result.warm_state, result.warm_report = clustering.warm_state, clustering.warm_report
+    return result
 
 
 def cluster_graph(
