@@ -661,10 +661,16 @@ class RclResult:
         return written + write_selection(pfx, self._sel, self.labels)
 
     def plot(self, ax=None, **kwargs):
-        """Draw the hierarchy (see :func:`netmcl.viz.plot.draw_rcl`)."""
-        from .viz.plot import draw_rcl
+        """Draw the hierarchy: :func:`netmcl.viz.rcl.plot_rcl`; returns the Axes."""
+        from .viz.rcl import plot_rcl
 
-        return draw_rcl(self, ax=ax, **kwargs)
+        return plot_rcl(self, ax=ax, **kwargs)
+
+    def plot_to_file(self, path, **kwargs):
+        """Draw the hierarchy into a picture file: :func:`netmcl.viz.rcl.plot_rcl_to_file`."""
+        from .viz.rcl import plot_rcl_to_file
+
+        return plot_rcl_to_file(self, path, **kwargs)
 
 
 def _write_text(path, text):
