@@ -614,12 +614,12 @@ class RclResult:
         Node labels by index.
     """
 
-    def __init__(self, labels, text, src, dst, tree, selection):
+    def __init__(self, labels, tree, selection, *, network=None):
         from .clustering import Clustering
 
         self.labels = list(labels)
         self.tree = tree
-        self._text, self._src, self._dst = text, src, dst
+        self._network = network          # (weight texts, src, dst), or None when built from a join order
         self._sel = selection
         self.resolutions = list(selection.resolutions)
         self.clusterings = {r: Clustering(selection.clusters(r), self.labels) for r in self.resolutions}
@@ -639,13 +639,21 @@ class RclResult:
         parts = ", ".join(f"{r}: {len(c)} clusters" for r, c in self.clusterings.items())
         return f"<RclResult: {len(self.labels)} nodes; {parts}>"
 
+    @classmethod
+    def from_selection(cls, labels, tree, selection):
+        """The result of a selection made from a join order (the RCL network itself is then unknown)."""
+        return cls(labels, tree, selection)
+
     @property
     def weights(self):
         """The RCL network as a :class:`~netmcl.SparseGraph` (weights 0 to 1000)."""
         from .graph import SparseGraph
 
-        w = np.array([float(t) for t in self._text])
-        return SparseGraph.from_edges(self._src, self._dst, w, n=len(self.labels), labels=self.labels)
+        if self._network is None:
+            raise ParameterError("This result was made from a join order; it does not hold the RCL network.")
+        text, src, dst = self._network
+        w = np.array([float(t) for t in text])
+        return SparseGraph.from_edges(src, dst, w, n=len(self.labels), labels=self.labels)
 
     def write(self, directory):
         """Write rcl's files into `directory`: ``rcl.rcl``, ``rcl.join-order``, ``rcl.node-values`` and,
@@ -653,8 +661,11 @@ class RclResult:
         ``rcl.hi.{R-R-..}.resdot`` and ``rcl.sy.{R-R-..}.txt``.  Returns the paths written."""
         os.makedirs(directory, exist_ok=True)
         pfx = os.path.join(directory, "rcl")
-        written = [
-            _write_text(pfx + ".rcl", rcl_matrix_text(len(self.labels), self._src, self._dst, self._text)),
+        written = []
+        if self._network is not None:
+            text, src, dst = self._network
+            written.append(_write_text(pfx + ".rcl", rcl_matrix_text(len(self.labels), src, dst, text)))
+        written += [
             _write_text(pfx + ".join-order", self.tree.join_order_text()),
             _write_text(pfx + ".node-values", self.tree.node_values_text(self.labels)),
         ]
@@ -764,7 +775,7 @@ def rcl(G, clusterings, resolutions, *, self_compare=False, weight="weight"):
     text, w = rcl_network(n, src, dst, as_ids, self_compare=self_compare)
     tree = rcl_tree(n, src, dst, w)
     sel = select(tree, resolutions)
-    return RclResult(labels, text, src, dst, tree, sel)
+    return RclResult(labels, tree, sel, network=(text, src, dst))
 
 
 def _graph_of(G, weight):

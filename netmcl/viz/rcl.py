@@ -85,6 +85,7 @@ def plot_rcl(result, *, ax=None, title=None):
     # a cluster keeps its colour down the rows while it stays whole; each new cluster takes the next colour
     colour_of = {}
     for y, r in enumerate(rows):
+        spans, colours = [], []
         for c in clusterings[r]:
             if c.size == 0:
                 continue
@@ -94,11 +95,15 @@ def plot_rcl(result, *, ax=None, title=None):
             if not small and key not in colour_of:
                 colour_of[key] = PALETTE[len(colour_of) % len(PALETTE)]
             color = NEUTRAL if small else colour_of[key]
-            ax.broken_barh([(start, c.size)], (y - 0.38, 0.76), facecolors=color, edgecolors="white", linewidth=0.5)
+            spans.append((start, int(c.size)))
+            colours.append(color)
             if not small and c.size >= _LABEL_MIN_WIDTH * n:
                 dark = color in ("#332288", "#117733", "#882255", "#AA4499", "#CC6677")
                 ax.text(start + c.size / 2, y, str(c.size), ha="center", va="center", fontsize="small",
                         color="white" if dark else "black")
+        # one collection per row: one bar (path) per cluster
+        ax.broken_barh(spans, (y - 0.38, 0.76), facecolors=colours, edgecolors="white", linewidth=0.5,
+                       label=f"resolution {r}")
     ax.set_xlim(0, max(n, 1))
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_yticks(range(len(rows)), [f"{r:g}" if isinstance(r, float) else str(r) for r in rows])
