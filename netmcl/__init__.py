@@ -124,4 +124,6 @@ __all__ = [
     "sweep",
     "SweepResult",
     "subcluster",
+    "rcl",
+    "RclResult",
 ]
