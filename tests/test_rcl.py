@@ -328,3 +328,30 @@ def test_bad_input_gets_clear_errors(tmp_path, capsys):
         assert rcl_main(["select", "-T"]) == 2
     finally:
         os.chdir(here)
+
+
+@live
+@pytest.mark.parametrize("seed", range(4))
+def test_live_rcl_on_random_networks(seed, tmp_path):
+    """Small random networks (isolated nodes, many equal weights and sizes), random inflations and resolutions."""
+    import networkx as nx
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 120))
+    G = nx.gnm_random_graph(n, int(n * rng.uniform(1.0, 3.0)), seed=seed)
+    for u, v in G.edges:
+        G[u][v]["weight"] = float(rng.choice([1, 0.5, 0.2]))
+    graph = netmcl.adapters.to_sparse_graph(G)
+    mine_dir, theirs_dir = tmp_path / "netmcl", tmp_path / "rcl"
+    files = []
+    for inflation in rng.choice([1.2, 1.4, 1.6, 2, 2.5, 3, 4, 5], size=int(rng.integers(2, 6)), replace=False):
+        clustering = netmcl.mcl(graph, inflation=float(inflation))
+        files.append(f"g.I{inflation}.cls")
+        for d in (mine_dir, theirs_dir):
+            d.mkdir(exist_ok=True)
+            write_native_clustering(d / files[-1], [c.tolist() for c in clustering.index_clusters], n_nodes=n)
+    for d in (mine_dir, theirs_dir):
+        write_mci(d / "g.mci", graph)
+        (d / "g.tab").write_text("".join(f"{k}\tn{k}\n" for k in range(n)))
+    resolutions = " ".join(str(r) for r in sorted(set(rng.choice([2, 3, 4, 5, 8, 10, 16, 20], size=3).tolist())))
+    compare(_netmcl_cli(mine_dir, files, resolutions), mk.run_rcl(theirs_dir, files, resolutions))
