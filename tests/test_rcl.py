@@ -355,3 +355,18 @@ def test_live_rcl_on_random_networks(seed, tmp_path):
         (d / "g.tab").write_text("".join(f"{k}\tn{k}\n" for k in range(n)))
     resolutions = " ".join(str(r) for r in sorted(set(rng.choice([2, 3, 4, 5, 8, 10, 16, 20], size=3).tolist())))
     compare(_netmcl_cli(mine_dir, files, resolutions), mk.run_rcl(theirs_dir, files, resolutions))
+
+
+def test_mcl_mode_makes_mcls_clusterings_in_the_project_directory(tmp_path):
+    data, _ = _prepare("collins", tmp_path)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert rcl_main(["mcl", "T", "-n", "g.mci", "-I", "3 1.4"]) == 0
+        assert (tmp_path / "T" / "rcl.lsocls").read_text() == "T/out.g.mci.I140\nT/out.g.mci.I30\n"
+        assert rcl_main(["setup", "T", "-n", "g.mci", "-t", "g.tab"]) == 0  # the clusterings listed by 'mcl'
+    finally:
+        os.chdir(here)
+    for name, inflation in (("out.g.mci.I140", "1.4"), ("out.g.mci.I30", "3")):
+        golden_member = data["clusterings"][data["inflations"].index(inflation)]
+        assert mk.memberships(tmp_path / "T" / name) == golden_member

@@ -7,7 +7,9 @@ directory TAG::
     netmcl rcl tree   TAG [-F] [-D]
     netmcl rcl select TAG -r "50 100 200" [-S]
 
-``setup`` links the network and label table into TAG (``rcl.input``,
+``netmcl rcl mcl TAG -n NETWORK.mci -I "1.4 2 3"`` makes the clusterings
+first, into TAG, as ``rcl mcl`` does (``setup`` then needs no clustering
+files).  ``setup`` links the network and label table into TAG (``rcl.input``,
 ``rcl.tab``) and lists the clusterings in ``rcl.lsocls``; ``tree`` writes the
 RCL network ``rcl.rcl``, its single-linkage join order ``rcl.join-order`` and
 ``rcl.node-values``; ``select`` writes, for each resolution R,
@@ -31,7 +33,7 @@ from .tools import _command, _Parser, _UsageError
 
 __all__ = ["rcl_main"]
 
-_MODES = ("setup", "tree", "select", "version")
+_MODES = ("setup", "tree", "select", "mcl", "version")
 
 _DESCRIPTION = """\
 Multi-resolution consensus clusters from several clusterings of one network,
@@ -40,6 +42,10 @@ as mcl's rcl computes them (same arguments, same files in TAG):
   1) netmcl rcl setup  TAG -n NETWORK -t TAB  CLUSTERING-FILES...
   2) netmcl rcl tree   TAG [-F]
   3) netmcl rcl select TAG -r "RESOLUTIONS" [-S]
+
+To make the clusterings (mcl at several inflations, into TAG):
+  netmcl rcl mcl TAG -n NETWORK -I "INFLATIONS"
+then run step 1 without clustering files.
 
 NETWORK and TAB are mcl's native network and its label table (mcxload
 -write-tab, or netmcl's write_mci); the clusterings are native cluster files
@@ -56,6 +62,7 @@ def _parser():
     p.add_argument("-n", dest="network", metavar="NETWORK", help="the network, mcl native format (setup)")
     p.add_argument("-t", dest="tab", metavar="TAB", help="the label table of the network (setup)")
     p.add_argument("-r", dest="resolution", metavar="RESOLUTIONS", help='cluster sizes, e.g. "50 100 200" (select)')
+    p.add_argument("-I", dest="inflation", metavar="INFLATIONS", help='inflations, e.g. "1.4 2 3 4" (mcl)')
     p.add_argument("-F", dest="force", action="store_true", help="recompute an existing tree (tree)")
     p.add_argument("-D", dest="self_compare", action="store_true",
                    help="compare each clustering with itself too (tree)")
@@ -212,6 +219,33 @@ def _select(args, pfx):
           f"{pfx}.hi.{tag}.txt, {pfx}.hi.{tag}.resdot, {pfx}.sy.{tag}.txt", file=sys.stderr)
 
 
+def _mcl(args, pfx):
+    """Cluster the network at each inflation into TAG, as ``rcl mcl`` does (``mcl NETWORK -I i --i3 -odir TAG``)."""
+    import contextlib
+    import glob
+
+    from . import main as netmcl_main
+
+    if not args.network or not args.inflation:
+        raise _UsageError("mcl requires a network in mcl format (-n) and a set of inflation values between quotes (-I)")
+    inflations = args.inflation.split()
+    for value in inflations:
+        try:
+            float(value)
+        except ValueError:
+            raise ParameterError(f"An inflation is a number. Got {value!r}.") from None
+    print(f"-- Running mcl for inflation values in ({args.inflation})", file=sys.stderr)
+    with open(os.path.join(args.tag, "log.mcl"), "w", encoding="utf-8") as log, contextlib.redirect_stderr(log):
+        for value in sorted(inflations, key=float, reverse=True):
+            status = netmcl_main([args.network, "-I", value, "--i3", "-odir", args.tag])
+            if status:
+                raise ParameterError(f"mcl at inflation {value} failed; see {os.path.join(args.tag, 'log.mcl')}.")
+    with open(pfx + ".lsocls", "w", encoding="utf-8") as fh:
+        fh.write("".join(f + "\n" for f in sorted(glob.glob(os.path.join(glob.escape(args.tag), "out.*.I*")))))
+    print(f"-- clusterings are listed in {pfx}.lsocls; run netmcl rcl setup {args.tag} -n NETWORK -t TAB",
+          file=sys.stderr)
+
+
 def _rcl(argv):
     args = _parser().parse_intermixed_args(argv)
     if args.mode == "version":
@@ -226,7 +260,7 @@ def _rcl(argv):
     os.makedirs(args.tag, exist_ok=True)
     pfx = os.path.join(args.tag, "rcl")
     _record(pfx, [args.mode, *argv[1:]])
-    {"setup": _setup, "tree": _tree, "select": _select}[args.mode](args, pfx)
+    {"setup": _setup, "tree": _tree, "select": _select, "mcl": _mcl}[args.mode](args, pfx)
     return 0
 
 
