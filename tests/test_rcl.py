@@ -363,10 +363,10 @@ def test_mcl_mode_makes_mcls_clusterings_in_the_project_directory(tmp_path):
     os.chdir(tmp_path)
     try:
         assert rcl_main(["mcl", "T", "-n", "g.mci", "-I", "3 1.4"]) == 0
-        assert (tmp_path / "T" / "rcl.lsocls").read_text() == "T/out.g.mci.I140\nT/out.g.mci.I30\n"
+        assert (tmp_path / "T" / "rcl.lsocls").read_text() == "T/out.g.mci.I140\nT/out.g.mci.I300\n"
         assert rcl_main(["setup", "T", "-n", "g.mci", "-t", "g.tab"]) == 0  # the clusterings listed by 'mcl'
     finally:
         os.chdir(here)
-    for name, inflation in (("out.g.mci.I140", "1.4"), ("out.g.mci.I30", "3")):
+    for name, inflation in (("out.g.mci.I140", "1.4"), ("out.g.mci.I300", "3")):
         golden_member = data["clusterings"][data["inflations"].index(inflation)]
         assert mk.memberships(tmp_path / "T" / name) == golden_member
