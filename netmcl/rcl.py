@@ -37,7 +37,6 @@ Examples
 {2: [11, 10, 4, 4, 3, 1, 1], 4: [14, 11, 4, 3, 1, 1], 8: [34]}
 """
 
-import itertools
 import logging
 import math
 import os
@@ -251,7 +250,16 @@ def rcl_tree(n, src, dst, weights):
 
 
 def read_join_order(path):
-    """Read a join order file (``rcl.join-order``, as ``clm close --sl`` writes it) as an :class:`RclTree`."""
+    """Read a join order file (``rcl.join-order``, as ``clm close --sl`` writes it) as an :class:`RclTree`.
+
+    Examples
+    --------
+    >>> import io
+    >>> t = rcl_tree(3, [0], [1], np.array([1000], dtype=np.float32))
+    >>> back = read_join_order(io.BytesIO(t.join_order_text().encode()))
+    >>> back.n, back.join_order_text() == t.join_order_text()
+    (3, True)
+    """
     from .io._files import display_name, read_input_bytes
 
     name = display_name(path)
@@ -281,10 +289,6 @@ def read_join_order(path):
 # ---------------------------------------------------------------------------
 # step 3: selection at resolutions (rcl-select.pl)
 # ---------------------------------------------------------------------------
-
-def _perl_int_text(x):
-    return str(int(x))
-
 
 def _next_letter(s):
     """Perl's string increment for capitals: A -> B, Z -> AA, AZ -> BA."""
@@ -516,7 +520,24 @@ class _Selection:
 
 
 def select(tree, resolutions):
-    """Cut an :class:`RclTree` at `resolutions` (``rcl-select.pl``); returns the selection state."""
+    """Cut an :class:`RclTree` at `resolutions` (cluster sizes), as ``rcl select`` does.
+
+    Returns
+    -------
+    selection
+        ``.resolutions`` (sorted), ``.clusters(R)`` (the clusters at ``R``
+        as sorted node lists, largest first) and the texts of rcl's files:
+        ``.info_text(R)``, ``.hierarchy_text()``, ``.summary_text()``,
+        ``.resdot_text()``.
+
+    Examples
+    --------
+    >>> n, src, dst = 6, [0, 0, 1, 3, 3, 4, 2], [1, 2, 2, 4, 5, 5, 3]
+    >>> text, w = rcl_network(n, src, dst, [[[0, 1, 2], [3, 4, 5]], [[0, 1, 2, 3, 4, 5]]])
+    >>> sel = select(rcl_tree(n, src, dst, w), [2, 6])
+    >>> sel.clusters(2)   # a node is split only where a branch below it splits again
+    [[0, 1, 2, 3, 4, 5]]
+    """
     res = _check_resolutions(resolutions)
     sel = _Selection(tree, res)
     sel.hierarchy_text()
