@@ -29,6 +29,7 @@ from .mcl import mcl, mcl_iterates
 from .params import MclParams
 # eager: importing the submodule netmcl.sweep later would otherwise rebind the name to it
 from .sweep import SweepResult, sweep
+from .rcl import RclResult, rcl  # eager, as sweep: the function, not the submodule of the same name
 
 from ._version import __version__  # noqa: E402,F401
 
@@ -123,4 +124,6 @@ __all__ = [
     "sweep",
     "SweepResult",
     "subcluster",
+    "rcl",
+    "RclResult",
 ]

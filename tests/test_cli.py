@@ -496,7 +496,7 @@ def test_unwritable_output_is_one_line(tmp_path, capsys):
 
 
 def test_subcommands_are_dispatched(monkeypatch, capsys):
-    assert set(SUBCOMMANDS) == {"dist", "info", "sweep", "string", "bfs", "paths", "components"}
+    assert set(SUBCOMMANDS) == {"dist", "info", "sweep", "string", "bfs", "paths", "components", "rcl"}
     monkeypatch.setitem(sys.modules, "netmcl.cli.tools", None)  # as if the module were not installed
     status, _, err = run(["dist", "a", "b"], capsys)
     assert status == 1

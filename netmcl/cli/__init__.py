@@ -28,9 +28,9 @@ from ._common import add_parameter_flags, output_name, parameters_of
 __all__ = ["main", "output_name"]
 
 #: ``netmcl <command> ...`` runs ``netmcl.cli.tools.<command>_main(args)``.
-SUBCOMMANDS = ("dist", "info", "sweep", "string", "bfs", "paths", "components")
+SUBCOMMANDS = ("dist", "info", "sweep", "string", "bfs", "paths", "components", "rcl")
 #: the module of netmcl.cli holding each subcommand's ``<command>_main``
-_COMMAND_MODULES = {"bfs": "traversal", "paths": "traversal", "components": "traversal"}
+_COMMAND_MODULES = {"bfs": "traversal", "paths": "traversal", "components": "traversal", "rcl": "rcl"}
 
 _PROG = "netmcl"
 
@@ -51,6 +51,7 @@ other commands (netmcl COMMAND --help for their options):
   netmcl bfs FILE -s NODE   hop distances from source nodes
   netmcl paths FILE -s NODE weighted shortest-path distances
   netmcl components FILE    connected components
+  netmcl rcl setup|tree|select TAG ...  consensus hierarchy of clusterings (rcl)
 
 examples:
   netmcl graph.abc --abc -I 1.4            # writes out.graph.abc.I14
