@@ -54,7 +54,7 @@ def _inputs(directory):
         (directory / "net.abc").write_bytes(src.read())
     with gzip.open(cyc2008_path(), "rb") as src:
         (directory / "complexes.txt").write_bytes(src.read())
-    netmcl.write_mci(directory / "graph.mci", netmcl.read_abc(directory / "net.abc"))
+    netmcl.write_mci(directory / "graph.mci", netmcl.read_abc(directory / "net.abc"), tab=directory / "graph.tab")
     genes = netmcl.datasets.load_yeast_gene_names()
     (directory / "genes.tsv").write_text("".join(f"{orf}\t{gene}\n" for orf, gene in genes.items()))
     (directory / "complexes.gmt").write_text("".join(
@@ -103,6 +103,7 @@ def test_python_blocks_run_as_one_script(tmp_path, cytoscape):
     assert run.returncode == 0, run.stderr
     assert "300 clusters of 1622 nodes" in run.stdout  # clusters.summary(), mcl's clustering of Collins 2007
     assert (tmp_path / "clusters.png").stat().st_size > 10_000  # plt.savefig() after netmcl.draw()
+    assert (tmp_path / "rcl.png").stat().st_size > 10_000  # the rcl hierarchy
     page = (tmp_path / "clusters.html").read_text(encoding="utf-8")  # netmcl.view, with names
     assert '"cytoplasmic ribosomal large subunit"' in page and '"TFC3"' in page
     (network,) = cytoscape.networks
@@ -165,6 +166,7 @@ def test_shell_blocks_run(tmp_path, cytoscape):
     assert (tmp_path / "out.net.abc.I14").exists() and (tmp_path / "graph.cl").exists()
     assert (tmp_path / "clusters.png").stat().st_size > 10_000 and (tmp_path / "string.tsv").exists()
     assert '"complex 1"' in (tmp_path / "view.html").read_text(encoding="utf-8")  # --html --complexes
+    assert netmcl.read_clusters(tmp_path / "proj" / "rcl.res50.cls")  # netmcl rcl
     named = (tmp_path / "named.html").read_text(encoding="utf-8")  # --names, --complexes FILE.gmt
     assert '"cytoplasmic ribosomal large subunit"' in named and '"TFC3"' in named
     assert len(cytoscape.networks) == 1

@@ -52,7 +52,7 @@ NEEDS = {
     "02_string_sweep_complexes.py": (["pandas"], "netmcl[tables]"),
     "03_draw_and_cytoscape.py": (["matplotlib", "py4cytoscape"], "netmcl[plot,cytoscape]"),
     "09_dask_engine.py": (["distributed"], "netmcl[dask]"),
-    "11_rcl_hierarchy.py": (["matplotlib"], "netmcl[plot]"),
+    "12_rcl_hierarchy.py": (["matplotlib"], "netmcl[plot]"),
 }
 
 

@@ -1,6 +1,6 @@
 """Tutorial 11: one consensus hierarchy from clusterings at several inflations (mcl's ``rcl``).
 
-Run it as is: ``python tutorials/11_rcl_hierarchy.py``.  Which inflation is
+Run it as is: ``python tutorials/12_rcl_hierarchy.py``.  Which inflation is
 right is often unclear: low inflation gives big clusters, high inflation
 small ones, and a complex may show up whole at one and split at another.
 RCL (restricted contingency linkage, mcl's ``rcl``) combines the clusterings
