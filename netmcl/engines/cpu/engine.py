@@ -75,6 +75,9 @@ SCRATCH_BYTES = 4 * C.RADIX_BUCKETS + 8 * C.TALLY_FIELDS * C.RUN
 #: the budget named by an over-budget error is this much more than the estimate: the rest of the process
 #: varies a little from run to run; more asks for memory that is not needed, less retries that fail again
 BUDGET_MARGIN = 1.02
+#: columns computed apart to estimate the next iterand where a budget does not hold its first column: a
+#: closer figure in the error, against more work before it
+SAMPLE_COLUMNS = 512
 #: the engines of this process that hold an iterand: one under a budget counts what they hold as it
 #: changes, and the rest of the process as it was when it was loaded (``CpuEngine.load``)
 _LOADED = weakref.WeakSet()
@@ -291,7 +294,8 @@ class CpuEngine(Engine):
         that needs.  Default: no bound (one phase per iteration).  Given a
         bound, the engine also calls :func:`map_large_blocks`.  A bound that
         the process already passes is refused here, and one that cannot hold
-        the loaded matrix and the threads' scratch as the matrix is loaded.
+        the iterand and the threads' scratch is refused before any column of
+        the iteration is computed, with a budget that holds it.
     lane_sharing : float, optional
         When runs of heavy columns take the vector path: each vector
         operation must serve at least this many products, and half as many
@@ -394,9 +398,7 @@ class CpuEngine(Engine):
 
         Under a budget, what the process holds now, apart from `matrix`
         (which the engine's copy replaces) and what the loaded engines hold,
-        is counted against the budget for the whole run; a budget that
-        cannot hold that, this matrix and the threads' scratch is refused
-        here, before any column is computed.
+        is counted against the budget for the whole run.
         """
         m = CscMatrix.of(matrix)
         if self.max_memory is not None:
@@ -407,8 +409,6 @@ class CpuEngine(Engine):
         self._holding = self._fixed_bytes()
         with _LOADED_LOCK:
             _LOADED.add(self)
-        if self.max_memory is not None and self._room(self._holding) < self._entry_bytes + self._kept_bytes:
-            raise ParameterError(self._over_budget(0, 1, self._holding, 0, loading=True))
 
     def _load(self, m, n_rule):
         """Keep `m` (a CscMatrix) as the iterand."""
@@ -673,7 +673,7 @@ class CpuEngine(Engine):
         self._holding = holding
         return (self.max_memory - self._outside - _held_by_engines()) // self._share
 
-    def _phase_end(self, start, estimate, cum, fixed, written):
+    def _phase_end(self, start, estimate, cum, fixed, written, sampled):
         """Last column (exclusive) of the phase starting at `start`.
 
         Without a budget the phase is every remaining column.  Under one, the
@@ -682,56 +682,66 @@ class CpuEngine(Engine):
         `fixed` (the current iterand and the threads' scratch) and the
         `written` bytes of the next iterand so far.  It must fit twice: once
         as the threads' results and once in the growing next iterand.
+        `sampled()`: the next iterand's bytes estimated from a sample of its
+        columns, for the error where not even the first column fits.
         """
         if self.max_memory is None:
             return self.n
         room = self._room(fixed + written) // (self._entry_bytes + self._kept_bytes)
         if room < int(estimate[start]):
-            raise ParameterError(self._over_budget(start, int(estimate[start]), fixed, written))
+            raise ParameterError(self._over_budget(start, int(estimate[start]), fixed, written, sampled))
         base = cum[start - 1] if start else 0
         return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
 
-    def _over_budget(self, start, entries, fixed, written, loading=False):
+    def _over_budget(self, start, entries, fixed, written, sampled):
         """The error's text where the column at `start`, of up to `entries`
         entries, does not fit in the budget, and a budget that does.
 
+        Where no column has been written, the next iterand's size is
+        ``sampled()``: a sample of its columns, computed apart (the
+        estimates the phases are cut by bound it, several times over).
         Where columns have been written, the next iterand's size is
         extrapolated from them, column for column: a budget raised only past
         what is held now would stop a little later in the same iteration.
         The heavy columns, whose pruned columns are the largest, come first
         where they are expanded in runs, so the figure errs on the generous
         side; weighting the columns by their size estimates instead can
-        name too little.  The budget named also holds the next iteration if
-        its iterand is no larger than this one's: it holds this one and
-        builds the next, where a budget named for this iteration alone
-        would stop there (MCL's iterands shrink after the first few
-        iterations, the largest coming out of the first two).  The rest of
-        the process counts as it did when the matrix was loaded.
+        name too little.  The budget named also holds the next iteration,
+        which holds this one's iterand and builds the next, where a budget
+        named for this iteration alone would stop there: the next iterand
+        is taken to grow as this one grew from the current one, at most
+        twice, and not to shrink (MCL's iterands grow in the first one or
+        two iterations and shrink after).  The rest of the process counts
+        as it did when the matrix was loaded.
         """
         column = (self._entry_bytes + self._kept_bytes) * entries
         held = fixed + written
         outside = self._outside + _held_by_engines(but=self)
         need = held + column
-        done = ""
-        built = written
         if start and written:
             built = math.ceil(written * self.n / start)
             done = (f" After {start:,} of its {self.n:,} columns the next iterand takes {_size(written)}; "
                     f"at that rate it will take about {_size(built)}.")
-        # this iteration, then the next one holding this one's iterand (about as written) and building another
-        engine = max(fixed + built, self._scratch_bytes() + 2 * built) + column
+        else:
+            built, picked = sampled()
+            done = (f" No column of it has been computed; {picked:,} of its {self.n:,} columns, computed apart, "
+                    f"say that the next iterand will take about {_size(built)}.")
+        # this iteration, then the next one holding this one's iterand (about as written) and building another,
+        # grown as this one grew from the current iterand, at most twice
+        scratch = self._scratch_bytes()
+        later = math.ceil(built * min(2.0, max(1.0, built / max(fixed - scratch, 1))))
+        engine = max(fixed + built, scratch + built + later) + column
         enough = math.ceil((outside + self._share * engine) * BUDGET_MARGIN)
         budget = f"max_memory = {_size(self.max_memory)}"
         if self._share > 1:
             budget += f" (shared by the {self._share} component groups iterated at once)"
-        when = "This run, before its first iteration," if loading else "This iteration"
         return (
-            f"{when} needs at least {_size(outside + held + column)} of memory, more than {budget}: the rest of "
+            f"This iteration needs at least {_size(outside + held + column)} of memory, more than {budget}: the rest of "
             f"the process holds {_size(outside)} (the Python runtime, the libraries, the input graph), the iterands "
             f"and the scratch of {self.threads} thread{'s' if self.threads > 1 else ''} take {_size(held)} and the "
             f"next column up to {_size(column)} more.{done} Raise max_memory (to {_size(enough)} at least, which "
-            "holds this iteration and the next ones if their iterands are no larger), use fewer threads, or prune "
-            "harder (lower -P/-S/-R)."
+            "also holds the next iteration unless its iterand grows faster than this one's, or more than twice), "
+            "use fewer threads, or prune harder (lower -P/-S/-R)."
         )
 
     def iterate(self, inflation, pruning):
@@ -785,6 +795,18 @@ class CpuEngine(Engine):
             )
             return cnt, _as_gaps(cnt.ravel(), idx, always=True) if gaps else (idx,), val, ch, st
 
+        def sampled():
+            """The next iterand's bytes extrapolated from every step-th column in
+            `sequence` (about SAMPLE_COLUMNS of them), computed apart, and their count."""
+            step = max(1, self.n // SAMPLE_COLUMNS)
+            picks = np.ascontiguousarray(sequence[::step], dtype=np.int64)
+            cnt = expand_columns(
+                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._exc, self._excat, self._excn,
+                self._data, flops, cuts, picks, 0, picks.size, cut, select, recover, pct, inflation,
+                self.lane_sharing, self.lone_reads, least, self._run, int(estimate[::step].sum()), self._work(),
+            )[0]
+            return math.ceil(int(cnt.sum()) * self._kept_bytes * self.n / max(picks.size, 1)), int(picks.size)
+
         fixed = self._fixed_bytes()
         counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
@@ -803,7 +825,7 @@ class CpuEngine(Engine):
         threads = self.threads if int(work.sum()) >= SERIAL_WORK else 1
         while start < self.n:
             written = sum(out.resident_bytes for out in (out_idx, out_val, out_exc) if out is not None)
-            stop = self._phase_end(start, estimate, cum, fixed, written)
+            stop = self._phase_end(start, estimate, cum, fixed, written, sampled)
             chunks = self._chunks(start, stop, work, cum, threads)
             for (lo, hi), (cnt, (idx, *whole), val, ch, st) in zip(
                 chunks, _in_order(pool() if threads > 1 else None, run, chunks, 2 * threads)
