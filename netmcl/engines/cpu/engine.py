@@ -532,9 +532,12 @@ class CpuEngine(Engine):
         self._local = threading.local()  # every thread's work arrays
 
     def spawn(self, *, threads, share):
-        engine = CpuEngine(threads=threads, max_memory=self.max_memory, lane_sharing=self.lane_sharing,
-                           lone_reads=self.lone_reads, narrow_rows=self.narrow_rows, wide_runs=self.wide_runs,
-                           narrow_runs=self.narrow_runs, l2=self.l2, gap_rows=self.gap_rows)
+        engine = CpuEngine(threads=threads, lane_sharing=self.lane_sharing, lone_reads=self.lone_reads,
+                           narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs,
+                           l2=self.l2, gap_rows=self.gap_rows)
+        # the run's budget, checked as each group is loaded and iterated (an engine made with it would refuse
+        # it outright where the input read fills it, without naming one that holds the iterations)
+        engine.max_memory = self.max_memory
         engine._share = share  # the groups iterated at once split what the budget leaves free
         return engine
 
