@@ -22,6 +22,7 @@ Examples
 --------
 python benchmarks/budget_bench.py                        # krogan, combined, bionev-string, gen-10k at 1 thread
 python benchmarks/budget_bench.py --only krogan --threads 1,2 --fractions 0.7
+python benchmarks/budget_bench.py --from-json benchmarks/work/results/budget.json --markdown benchmarks/budget_results.md
 """
 
 import argparse
@@ -119,7 +120,7 @@ def markdown(rows, context):
         f"Command: `{context['command']}`. Peaks: GNU time's maximum resident set, MiB. A budget is a fraction "
         "of netmcl's unbudgeted peak; where netmcl refuses it, the budget its error names is tried once.",
         "",
-        "| input | -te | mcl peak | netmcl peak, no budget | budget | result | peak / budget | named budget "
+        "| input | -te | mcl peak | netmcl, no budget | budget | result | peak / budget | named budget "
         "| first retry | peak / named | phases | = mcl |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -136,8 +137,8 @@ def markdown(rows, context):
             retried = "–" if r is None else (f"ran, {r['wall_s']:.1f} s" if r["status"] == "ok" else "**failed**")
             equal = b["same_as_mcl"] if r is None else r["same_as_mcl"]
             lines.append(
-                f"| {row['input']} | {row['threads']} | {row['mcl']['peak_mib']:.1f} | {free['peak_mib']:.1f} "
-                f"({'= mcl' if free['same_as_mcl'] else '**≠ mcl**'}) | {b['budget_mib']:.1f} ({b['fraction']}×) "
+                f"| {row['input']} | {row['threads']} | {row['mcl']['peak_mib']:.1f} | {free['peak_mib']:.1f}, "
+                f"{free['wall_s']:.1f} s ({'= mcl' if free['same_as_mcl'] else '**≠ mcl**'}) | {b['budget_mib']:.1f} ({b['fraction']}×) "
                 f"| {result} | {b['ratio']:.3f} | {b['named'] or '–'} | {retried} "
                 f"| {'–' if r is None else format(r['ratio'], '.3f')} "
                 f"| {(b if r is None else r)['phases']} | {'–' if equal is None else ('yes' if equal else '**no**')} |"
@@ -155,7 +156,15 @@ def main(argv=None):
     parser.add_argument("--mcl", default="mcl")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--markdown", help="write the table to this file")
+    parser.add_argument("--from-json", help="run nothing: the table of a run's budget.json")
     args = parser.parse_args(argv)
+    if args.from_json:
+        record = json.loads(Path(args.from_json).read_text())
+        table = markdown(record["rows"], record["context"])
+        print(table)
+        if args.markdown:
+            Path(args.markdown).write_text(table)
+        return 0
     work = rb.WORK / "budget"
     work.mkdir(parents=True, exist_ok=True)
     rows = [bench(name, int(t), args.fractions, args, work)
