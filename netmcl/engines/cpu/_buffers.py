@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Appender", "physical_memory"]
+__all__ = ["Appender", "physical_memory", "resident_memory"]
 
 #: anonymous mappings that may be remapped and backed by 2 MiB pages (Linux);
 #: elsewhere numpy arrays
@@ -24,6 +24,21 @@ def physical_memory():
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, OSError, ValueError):
         return 16 << 30
+
+
+def resident_memory(statm="/proc/self/statm"):
+    """Bytes of this process's memory now resident (Linux's `statm`); None where it is not known.
+
+    Examples
+    --------
+    >>> resident_memory("/nonexistent") is None
+    True
+    """
+    try:
+        with open(statm) as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
 
 
 def _mapping(size):

@@ -31,6 +31,7 @@ import math
 import os
 import threading
 import time
+import weakref
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
@@ -39,7 +40,7 @@ import numpy as np
 from ...exceptions import ParameterError
 from ...params import positive_integer
 from .. import Engine, IterationStats
-from ._buffers import Appender, physical_memory
+from ._buffers import Appender, physical_memory, resident_memory
 from ._compiled import kernels
 from ...sparse import CscMatrix, distinct, spans, start_of
 from . import _constants as C
@@ -71,6 +72,16 @@ GAP_EXCEPTIONS = 64
 SCRATCH_BYTES_PER_NODE = 8 + 1 + 1 + 4 + 4 + 4 + 4 + 4 + 4 + 4 + C.RUN // C.LANES
 #: and per thread whatever the size (the pruning's selection histogram, a run's measures)
 SCRATCH_BYTES = 4 * C.RADIX_BUCKETS + 8 * C.TALLY_FIELDS * C.RUN
+#: the budget named by an over-budget error is this much more than the estimate: the rest of the process
+#: varies a little from run to run; more asks for memory that is not needed, less retries that fail again
+BUDGET_MARGIN = 1.02
+#: columns computed apart to estimate the next iterand where a budget does not hold its first column: a
+#: closer figure in the error, against more work before it
+SAMPLE_COLUMNS = 512
+#: the engines of this process that hold an iterand: one under a budget counts what they hold as it
+#: changes, and the rest of the process as it was when it was loaded (``CpuEngine.load``)
+_LOADED = weakref.WeakSet()
+_LOADED_LOCK = threading.Lock()
 #: glibc's mallopt parameter M_MMAP_THRESHOLD, and its initial value
 _M_MMAP_THRESHOLD = -3
 MAPPED_BLOCK_BYTES = 128 * 1024
@@ -119,6 +130,13 @@ def one_arena():
         Whether it was set (False where the C library is not glibc).
     """
     return _mallopt(_M_ARENA_MAX, 1)
+
+
+def _held_by_engines(but=None):
+    """Bytes that the loaded engines of this process hold (``CpuEngine._holding``), `but` one excepted."""
+    with _LOADED_LOCK:
+        engines = list(_LOADED)
+    return sum(engine._holding for engine in engines if engine is not but)
 
 
 def _mallopt(param, value):
@@ -268,9 +286,16 @@ class CpuEngine(Engine):
         million products, a column counting ``COLUMN_WORK`` more) runs on one
         thread, which is faster there.
     max_memory : int or str, optional
-        Bound on the engine's memory (iterands, scratch and phase buffers),
-        e.g. ``"16G"``.  Default: no bound (one phase per iteration).  Given
-        a bound, the engine also calls :func:`map_large_blocks`.
+        Bound on the whole process's resident memory, e.g. ``"16G"``: what
+        the process holds when a matrix is loaded (the Python runtime, the
+        libraries, the input graph, the caller's data), counted as it is
+        then, and the engines' iterands, scratch and phase buffers, counted
+        as they change.  The engine takes its columns in as many phases as
+        that needs.  Default: no bound (one phase per iteration).  Given a
+        bound, the engine also calls :func:`map_large_blocks`.  A bound that
+        the process already passes is refused here, and one that cannot hold
+        the iterand and the threads' scratch is refused before any column of
+        the iteration is computed, with a budget that holds it.
     lane_sharing : float, optional
         When runs of heavy columns take the vector path: each vector
         operation must serve at least this many products, and half as many
@@ -335,9 +360,18 @@ class CpuEngine(Engine):
                  narrow_rows=True, wide_runs=C.WIDE_RUNS, narrow_runs=True, l2=L2_BYTES, gap_rows=True):
         self.threads = available_cores() if threads is None else positive_integer("threads", threads)
         self.max_memory = parse_memory(max_memory)
-        self._part_of = None  # (groups, whole budget) when spawned with a share of a budget (see spawn)
+        self._share = 1  # the component groups that may iterate at once on the budget (see spawn)
+        self._outside = 0  # bytes the rest of the process held when the matrix was loaded (see load)
+        self._holding = 0  # bytes this engine holds: its iterand and scratch, and the next iterand so far
         if self.max_memory is not None:
             map_large_blocks()
+            held = resident_memory()
+            if held is not None and held >= self.max_memory:
+                raise ParameterError(
+                    f"max_memory = {_size(self.max_memory)} is less than this process holds already, "
+                    f"{_size(held)} (the Python runtime, the libraries and the data loaded so far): the budget "
+                    "counts the whole process. Raise max_memory well past that figure."
+                )
         self.lane_sharing = float(lane_sharing)
         self.lone_reads = float(lone_reads)
         self.narrow_rows = bool(narrow_rows)
@@ -361,8 +395,23 @@ class CpuEngine(Engine):
 
         A component clustered on its own passes the whole graph's node count
         so that every column takes the product path mcl would take.
+
+        Under a budget, what the process holds now, apart from `matrix`
+        (which the engine's copy replaces) and what the loaded engines hold,
+        is counted against the budget for the whole run.
         """
         m = CscMatrix.of(matrix)
+        if self.max_memory is not None:
+            held = resident_memory()
+            given = sum(a.nbytes for a in (m.indptr, m.indices, m.data))
+            self._outside = 0 if held is None else max(0, held - given - _held_by_engines())
+        self._load(m, n_rule)
+        self._holding = self._fixed_bytes()
+        with _LOADED_LOCK:
+            _LOADED.add(self)
+
+    def _load(self, m, n_rule):
+        """Keep `m` (a CscMatrix) as the iterand."""
         self.n = m.shape[0]
         self.n_rule = self.n if n_rule is None else int(n_rule)
         rows, cuts = m.indices, np.empty((0, self.n), dtype=np.int64)
@@ -455,7 +504,8 @@ class CpuEngine(Engine):
             indptr = np.zeros_like(m.indptr)
             np.cumsum(counts, out=indptr[1:])
             m = CscMatrix(indptr, m.indices[keep], m.data[keep], self.n)
-        self.load(m, n_rule=self.n_rule)
+        self._load(m, self.n_rule)  # the same run: what the rest of the process holds is still counted as it was
+        self._holding = self._fixed_bytes()
         return int(emptied.size)
 
     def start_matrix(self, matrix, params):
@@ -482,12 +532,13 @@ class CpuEngine(Engine):
         self._local = threading.local()  # every thread's work arrays
 
     def spawn(self, *, threads, share):
-        budget = None if self.max_memory is None else max(1, self.max_memory // share)
-        engine = CpuEngine(threads=threads, max_memory=budget, lane_sharing=self.lane_sharing,
-                           lone_reads=self.lone_reads, narrow_rows=self.narrow_rows, wide_runs=self.wide_runs,
-                           narrow_runs=self.narrow_runs, l2=self.l2, gap_rows=self.gap_rows)
-        if budget is not None and share > 1:
-            engine._part_of = (share, self.max_memory)
+        engine = CpuEngine(threads=threads, lane_sharing=self.lane_sharing, lone_reads=self.lone_reads,
+                           narrow_rows=self.narrow_rows, wide_runs=self.wide_runs, narrow_runs=self.narrow_runs,
+                           l2=self.l2, gap_rows=self.gap_rows)
+        # the run's budget, checked as each group is loaded and iterated (an engine made with it would refuse
+        # it outright where the input read fills it, without naming one that holds the iterations)
+        engine.max_memory = self.max_memory
+        engine._share = share  # the groups iterated at once split what the budget leaves free
         return engine
 
     @property
@@ -606,57 +657,94 @@ class CpuEngine(Engine):
         edges = distinct(np.concatenate([[lo], cuts, [hi]]))
         return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
-    def _phase_end(self, start, estimate, cum, fixed, written):
+    def _scratch_bytes(self):
+        """Bytes of the threads' scratch and the iterand's column bounds, held through an iteration."""
+        heavy = self._run  # heavy columns expanded together: accumulators, union, factors
+        per_thread = (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
+        return 16 * (self.n + 1) + self.threads * (per_thread + SCRATCH_BYTES)
+
+    def _fixed_bytes(self):
+        """Bytes held through an iteration: the iterand (``_scratch_bytes`` besides)."""
+        arrays = (self._indices, self._data, self._exc, self._excat, self._excn, self._cuts)
+        return sum(a.nbytes for a in arrays) + self._scratch_bytes()
+
+    def _room(self, holding):
+        """Bytes of the budget free for this engine's next phase while it holds `holding`
+        bytes: what the rest of the process held when the matrix was loaded and
+        what every loaded engine holds now are taken out, and the rest is split
+        between the component groups iterated at once."""
+        self._holding = holding
+        return (self.max_memory - self._outside - _held_by_engines()) // self._share
+
+    def _phase_end(self, start, estimate, cum, fixed, written, sampled):
         """Last column (exclusive) of the phase starting at `start`.
 
         Without a budget the phase is every remaining column.  Under one, the
         phase's pruned columns (at most their estimate) must fit twice in
-        what the budget leaves after the memory held: `fixed` (the current
-        iterand and the threads' scratch) and the `written` bytes of the next
-        iterand so far.  It must fit twice: once as the threads' results and
-        once in the growing next iterand.
+        what the budget leaves free (``_room``) while this engine holds
+        `fixed` (the current iterand and the threads' scratch) and the
+        `written` bytes of the next iterand so far.  It must fit twice: once
+        as the threads' results and once in the growing next iterand.
+        `sampled()`: the next iterand's bytes estimated from a sample of its
+        columns, for the error where not even the first column fits.
         """
         if self.max_memory is None:
             return self.n
-        room = (self.max_memory - fixed - written) // (self._entry_bytes + self._kept_bytes)
+        room = self._room(fixed + written) // (self._entry_bytes + self._kept_bytes)
         if room < int(estimate[start]):
-            raise ParameterError(self._over_budget(start, estimate, fixed, written))
+            raise ParameterError(self._over_budget(start, int(estimate[start]), fixed, written, sampled))
         base = cum[start - 1] if start else 0
         return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
 
-    def _over_budget(self, start, estimate, fixed, written):
-        """The error's text where the column at `start` does not fit in the budget.
+    def _over_budget(self, start, entries, fixed, written, sampled):
+        """The error's text where the column at `start`, of up to `entries`
+        entries, does not fit in the budget, and a budget that does.
 
+        Where no column has been written, the next iterand's size is
+        ``sampled()``: a sample of its columns, computed apart (the
+        estimates the phases are cut by bound it, several times over).
         Where columns have been written, the next iterand's size is
         extrapolated from them, column for column: a budget raised only past
         what is held now would stop a little later in the same iteration.
         The heavy columns, whose pruned columns are the largest, come first
         where they are expanded in runs, so the figure errs on the generous
         side; weighting the columns by their size estimates instead can
-        name too little.
+        name too little.  The budget named also holds the next iteration,
+        which holds this one's iterand and builds the next, where a budget
+        named for this iteration alone would stop there: the next iterand
+        is taken to grow as this one grew from the current one, at most
+        twice, and not to shrink (MCL's iterands grow in the first one or
+        two iterations and shrink after).  The rest of the process counts
+        as it did when the matrix was loaded.
         """
+        column = (self._entry_bytes + self._kept_bytes) * entries
         held = fixed + written
-        column = (self._entry_bytes + self._kept_bytes) * int(estimate[start])
+        outside = self._outside + _held_by_engines(but=self)
         need = held + column
-        done = ""
         if start and written:
-            likely = fixed + math.ceil(written * self.n / start) + column
-            if likely > need:
-                need = likely
-                done = (f" After {start:,} of its {self.n:,} columns the next iterand takes {_size(written)}; "
-                        f"at that rate the whole iteration needs about {_size(need)}.")
+            built = math.ceil(written * self.n / start)
+            done = (f" After {start:,} of its {self.n:,} columns the next iterand takes {_size(written)}; "
+                    f"at that rate it will take about {_size(built)}.")
+        else:
+            built, picked = sampled()
+            done = (f" No column of it has been computed; {picked:,} of its {self.n:,} columns, computed apart, "
+                    f"say that the next iterand will take about {_size(built)}.")
+        # this iteration, then the next one holding this one's iterand (about as written) and building another,
+        # grown as this one grew from the current iterand, at most twice
+        scratch = self._scratch_bytes()
+        later = math.ceil(built * min(2.0, max(1.0, built / max(fixed - scratch, 1))))
+        engine = max(fixed + built, scratch + built + later) + column
+        enough = math.ceil((outside + self._share * engine) * BUDGET_MARGIN)
         budget = f"max_memory = {_size(self.max_memory)}"
-        if self._part_of is not None:  # a component group's part of the run's budget
-            groups, total = self._part_of
-            budget = (f"this component group's part of max_memory = {_size(total)} "
-                      f"(split between the {groups} groups iterated at once), {_size(self.max_memory)}")
-            need *= groups
+        if self._share > 1:
+            budget += f" (shared by the {self._share} component groups iterated at once)"
         return (
-            f"This iteration needs at least {_size(held + column)} of working memory, more than {budget}: "
-            f"the iterands and the scratch of {self.threads} thread{'s' if self.threads > 1 else ''} take "
-            f"{_size(held)} and the next column up to {_size(column)} more.{done} Raise max_memory (to "
-            f"{_size(need)} at least; the rest of the run may need more), use fewer "
-            "threads, or prune harder (lower -P/-S/-R)."
+            f"This iteration needs at least {_size(outside + held + column)} of memory, more than {budget}: the rest of "
+            f"the process holds {_size(outside)} (the Python runtime, the libraries, the input graph), the iterands "
+            f"and the scratch of {self.threads} thread{'s' if self.threads > 1 else ''} take {_size(held)} and the "
+            f"next column up to {_size(column)} more.{done} Raise max_memory (to {_size(enough)} at least, which "
+            "also holds the next iteration unless its iterand grows faster than this one's, or more than twice), "
+            "use fewer threads, or prune harder (lower -P/-S/-R)."
         )
 
     def iterate(self, inflation, pruning):
@@ -710,11 +798,19 @@ class CpuEngine(Engine):
             )
             return cnt, _as_gaps(cnt.ravel(), idx, always=True) if gaps else (idx,), val, ch, st
 
-        fixed = sum(a.nbytes for a in (self._indices, self._data, self._exc, self._excat, self._excn, cuts))
-        fixed += 16 * (self.n + 1)
-        heavy = self._run  # heavy columns expanded together: accumulators, union, factors
-        fixed += self.threads * ((SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
-                                 + SCRATCH_BYTES)
+        def sampled():
+            """The next iterand's bytes extrapolated from every step-th column in
+            `sequence` (about SAMPLE_COLUMNS of them), computed apart, and their count."""
+            step = max(1, self.n // SAMPLE_COLUMNS)
+            picks = np.ascontiguousarray(sequence[::step], dtype=np.int64)
+            cnt = expand_columns(
+                self.n_rule, self.n, self._colstart, self._colstop, self._indices, self._exc, self._excat, self._excn,
+                self._data, flops, cuts, picks, 0, picks.size, cut, select, recover, pct, inflation,
+                self.lane_sharing, self.lone_reads, least, self._run, int(estimate[::step].sum()), self._work(),
+            )[0]
+            return math.ceil(int(cnt.sum()) * self._kept_bytes * self.n / max(picks.size, 1)), int(picks.size)
+
+        fixed = self._fixed_bytes()
         counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
         bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or physical_memory()) // self._entry_bytes)
@@ -732,7 +828,7 @@ class CpuEngine(Engine):
         threads = self.threads if int(work.sum()) >= SERIAL_WORK else 1
         while start < self.n:
             written = sum(out.resident_bytes for out in (out_idx, out_val, out_exc) if out is not None)
-            stop = self._phase_end(start, estimate, cum, fixed, written)
+            stop = self._phase_end(start, estimate, cum, fixed, written, sampled)
             chunks = self._chunks(start, stop, work, cum, threads)
             for (lo, hi), (cnt, (idx, *whole), val, ch, st) in zip(
                 chunks, _in_order(pool() if threads > 1 else None, run, chunks, 2 * threads)
@@ -757,6 +853,7 @@ class CpuEngine(Engine):
         self._store(indptr, out_idx.array(), out_val.array(), order, cuts)
         if gaps:
             self._keep_gaps(out_exc.array(), *exc_counts, order, sparser, pool)
+        self._holding = self._fixed_bytes()
         return IterationStats(
             chaos=chaos if self.n else 0.0,
             expanded=int(total[C.STAT_EXPANDED]),
