@@ -59,7 +59,7 @@ from netmcl.engines import get_engine  # noqa: E402
 from netmcl.io.clusters import write_clusters  # noqa: E402
 from netmcl.mcl import cluster_graph  # noqa: E402
 from netmcl.params import MclParams  # noqa: E402
-from netmcl.warm import cluster_warm  # noqa: E402
+from netmcl.mcl import cluster_graph  # noqa: E402
 
 
 def read_abc(path):
@@ -177,7 +177,7 @@ def bench(name, edges, model, args):
     changed, n_changed = edit(edges, args.seed, args.fraction, model)
     g1, g2 = to_sparse_graph(edges), to_sparse_graph(changed)
     t_first_cold, _ = timed(lambda: cluster_graph(g1, params, engine))
-    t_record, first = timed(lambda: cluster_warm(g1, params, engine, True))
+    t_record, first = timed(lambda: cluster_graph(g1, params, engine, warm_start=True))
     cold_s, warm_s = [], []
     for r in range(args.repeats):
         order = ("cold", "warm") if r % 2 == 0 else ("warm", "cold")
@@ -186,7 +186,7 @@ def bench(name, edges, model, args):
                 t, cold = timed(lambda: cluster_graph(g2, params, engine))
                 cold_s.append(t)
             else:
-                t, warm = timed(lambda: cluster_warm(g2, params, engine, first))
+                t, warm = timed(lambda: cluster_graph(g2, params, engine, warm_start=first))
                 warm_s.append(t)
     same = text(cold) == text(warm) and cold.n_iterations == warm.n_iterations
     rep = warm.warm_report

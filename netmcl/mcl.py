@@ -24,16 +24,12 @@ from .components import GroupedEngine, component_groups
 from .engines import Engine, get_engine
 from .exceptions import ConvergenceWarning, ParameterError
 from .interpret import sort_clusters
-from .params import MclParams, parameters_doc, signature_with_parameters, split_options
+from .params import BUMP_FROM, CHAOS_LIMIT, MclParams, parameters_doc, signature_with_parameters, split_options
 
 __all__ = ["mcl", "mcl_iterates", "MclState", "start_matrix", "cluster_graph", "CHAOS_LIMIT"]
 
 log = logging.getLogger("netmcl")
 
-#: mcl stops when the chaos of an iteration falls below this.
-CHAOS_LIMIT = 1e-4
-#: from this iteration on, mcl multiplies the inflation by 1.001 each iteration.
-BUMP_FROM = 40
 
 
 def start_matrix(graph, params):
@@ -354,9 +350,7 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
         if ckpt is not None:
             raise ParameterError("warm_start and checkpoint cannot be combined: a checkpointed run iterates the "
                                  "whole matrix at once.")
-        from .warm import cluster_warm
-
-        clustering = cluster_warm(graph, params, eng, warm_start, progress=progress)
+        clustering = cluster_graph(graph, params, eng, progress=progress, warm_start=warm_start)
     else:
         clustering = cluster_graph(graph, params, eng, progress=progress, checkpoint=ckpt)
     if attribute is not None:
@@ -368,7 +362,8 @@ def mcl(G, *, weight="weight", attribute="mcl_cluster", symmetrize=None, progres
 
 
 def cluster_graph(
-    graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False, checkpoint=None
+    graph, params, engine, *, progress=False, decompose=True, resume=None, release_input=False, checkpoint=None,
+    warm_start=None,
 ):
     """Run MCL on a :class:`SparseGraph` and interpret the limit (no adapters).
 
@@ -394,6 +389,11 @@ def cluster_graph(
         when it resumes (and `resume` is not given); the whole matrix is
         then iterated at once (``decompose=False``: the same iterands, one
         state to save).
+    warm_start : True, Clustering or netmcl.warm.WarmState, optional
+        As in :func:`mcl`: the engine is wrapped in a
+        :class:`netmcl.warm.WarmEngine`, which reuses the components the
+        previous run already iterated, and the result carries
+        ``warm_state`` and ``warm_report``.
 
     Examples
     --------
@@ -401,7 +401,18 @@ def cluster_graph(
     >>> g = SparseGraph.from_edges([0, 2], [1, 3])
     >>> list(cluster_graph(g, MclParams(), get_engine("cpu")))
     [[0, 1], [2, 3]]
+    >>> first = cluster_graph(g, MclParams(), get_engine("cpu"), warm_start=True)
+    >>> changed = SparseGraph.from_edges([0, 2, 3], [1, 3, 4])
+    >>> second = cluster_graph(changed, MclParams(), get_engine("cpu"), warm_start=first)
+    >>> list(second), str(second.warm_report)
+    ([[2, 3, 4], [0, 1]], 'warm start reused 1 of 2 components, 2 of 5 nodes; iterated 1 components')
     """
+    if warm_start is not None and warm_start is not False:
+        from .warm import WarmEngine
+
+        warm = WarmEngine.resuming(engine, warm_start, params)
+        return warm.finish(cluster_graph(graph, params, warm, progress=progress, decompose=False,
+                                         release_input=release_input))
     t0 = time.perf_counter()
     if checkpoint is not None:
         decompose = False

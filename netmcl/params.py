@@ -10,6 +10,11 @@ from typing import NamedTuple
 from .exceptions import ParameterError
 from .interpret import OVERLAP_MODES, SORT_MODES
 
+#: mcl stops when the chaos of an iteration falls below this.
+CHAOS_LIMIT = 1e-4
+#: from this iteration on, mcl multiplies the inflation by 1.001 each iteration.
+BUMP_FROM = 40
+
 __all__ = ["MclParams", "Pruning", "PARAMETERS", "Parameter", "SCHEMES", "parameter_table", "parameters_doc", "split_options"]
 
 #: mcl's ``-scheme`` table: P, S, R, pct (``mcl --show-schemes``).

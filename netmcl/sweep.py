@@ -109,9 +109,9 @@ class SweepResult(Mapping):
 
     def to_frame(self):
         """The table as a pandas DataFrame indexed by inflation (needs pandas)."""
-        from .io.tables import _pandas
+        from .adapters.pandas import require_pandas
 
-        return _pandas().DataFrame(self.table).set_index("inflation")
+        return require_pandas().DataFrame(self.table).set_index("inflation")
 
     def format_table(self):
         """The table as aligned text, one line per inflation (missing columns left out).

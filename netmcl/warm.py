@@ -64,10 +64,11 @@ import numpy as np
 from .components import GroupedEngine, _combine, component_groups
 from .engines import Engine, IterationStats
 from .exceptions import ParameterError
+from .params import BUMP_FROM, CHAOS_LIMIT
 from .engines.reference import column_flops
 from .sparse import CscMatrix, spans
 
-__all__ = ["WarmState", "WarmReport", "WarmEngine", "cluster_warm"]
+__all__ = ["WarmState", "WarmReport", "WarmEngine"]
 
 log = logging.getLogger("netmcl")
 
@@ -361,6 +362,21 @@ class WarmEngine(Engine):
         self.params = params
         self.report = None
 
+    @classmethod
+    def resuming(cls, inner, warm_start, params):
+        """The engine for :func:`netmcl.mcl`'s `warm_start` (True: record only; an
+        earlier result or its :class:`WarmState`: reuse it)."""
+        return cls(inner, _previous_state(warm_start), params)
+
+    def finish(self, clustering):
+        """Give `clustering` (this engine's run) its ``warm_report`` and the
+        ``warm_state`` a later warm start takes; return it."""
+        clustering.warm_report = self.report
+        clustering.warm_state = self.state(clustering.converged, clustering.chaos)
+        if self.previous is not None:
+            log.info("%s", self.report)
+        return clustering
+
     def start_matrix(self, matrix, params):
         return self.inner.start_matrix(matrix, params)
 
@@ -380,8 +396,6 @@ class WarmEngine(Engine):
         return None
 
     def load(self, matrix, *, n_rule):
-        from .mcl import BUMP_FROM, CHAOS_LIMIT
-
         self.limit, self.bump_from = CHAOS_LIMIT, BUMP_FROM
         start = CscMatrix.of(matrix)
         self.start, self.n, self.n_rule = start, start.shape[0], n_rule
@@ -436,8 +450,6 @@ class WarmEngine(Engine):
     def _live(self, comps, *, first=False, block=None):
         """An engine over components `comps`, loaded with their start blocks: the largest
         alone (their chaos recorded), the others in groups as a cold run makes them."""
-        from .mcl import CHAOS_LIMIT
-
         nodes, mask = self._nodes(comps)
         block = self.start.principal(nodes) if block is None else block
         mine = self.comp[nodes]
@@ -678,30 +690,3 @@ def _previous_state(warm_start):
         raise ParameterError("The previous run left no warm state (it did not converge); run it again with "
                              "warm_start=True.")
     return state
-
-
-def cluster_warm(graph, params, engine, warm_start, *, progress=False):
-    """Run MCL on a :class:`SparseGraph` with a warm start (see :func:`netmcl.mcl`'s `warm_start`).
-
-    Returns the :class:`~netmcl.Clustering` with ``warm_state`` (for the
-    next warm start) and ``warm_report`` (a :class:`WarmReport`).
-
-    Examples
-    --------
-    >>> from netmcl.engines import get_engine
-    >>> from netmcl.graph import SparseGraph
-    >>> from netmcl.params import MclParams
-    >>> first = cluster_warm(SparseGraph.from_edges([0, 2, 4], [1, 3, 5]), MclParams(), get_engine("cpu"), True)
-    >>> second = cluster_warm(SparseGraph.from_edges([0, 2, 4, 5], [1, 3, 5, 3]), MclParams(), get_engine("cpu"), first)
-    >>> list(second), str(second.warm_report)
-    ([[0, 1], [2, 3], [4, 5]], 'warm start reused 1 of 2 components, 2 of 6 nodes; iterated 1 components')
-    """
-    from .mcl import cluster_graph
-
-    warm = WarmEngine(engine, _previous_state(warm_start), params)
-    clustering = cluster_graph(graph, params, warm, progress=progress, decompose=False)
-    clustering.warm_report = warm.report
-    clustering.warm_state = warm.state(clustering.converged, clustering.chaos)
-    if warm.previous is not None:
-        log.info("%s", warm.report)
-    return clustering

@@ -6,9 +6,18 @@ or :func:`from_pandas_edgelist` is called.
 
 import numpy as np
 
-from ..exceptions import ParameterError
+from ..exceptions import BackendUnavailableError, ParameterError
 from ..graph import SparseGraph
 from . import FLT_MAX, check_weight
+
+
+def require_pandas():
+    """pandas, imported on first use; without it, an error naming the extra that installs it."""
+    try:
+        import pandas
+    except ImportError as exc:  # pragma: no cover - only without pandas
+        raise BackendUnavailableError("Tables need pandas: pip install 'netmcl[tables]'.") from exc
+    return pandas
 
 __all__ = ["from_dataframe", "from_pandas_edgelist"]
 

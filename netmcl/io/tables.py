@@ -24,7 +24,8 @@ import sys
 
 import numpy as np
 
-from ..exceptions import BackendUnavailableError, ParameterError
+from ..adapters.pandas import require_pandas
+from ..exceptions import ParameterError
 from ._files import atomic_write
 
 __all__ = ["to_frame", "write_tsv", "write_graphml", "write_gml", "run_report", "write_run_report"]
@@ -89,14 +90,6 @@ def _rows(clustering, G, attributes, label_attribute):
     return columns
 
 
-def _pandas():
-    try:
-        import pandas
-    except ImportError as exc:  # pragma: no cover - only without pandas
-        raise BackendUnavailableError("Tables need pandas: pip install 'netmcl[tables]'.") from exc
-    return pandas
-
-
 def to_frame(clustering, G=None, *, attributes=None, label_attribute=None):
     """The clusters as a pandas DataFrame: one row per node, clusters in mcl's order.
 
@@ -139,7 +132,7 @@ def to_frame(clustering, G=None, *, attributes=None, label_attribute=None):
     4     4        1  NaN
     5     5        1  tip
     """
-    return _pandas().DataFrame(_rows(clustering, G, attributes, label_attribute))
+    return require_pandas().DataFrame(_rows(clustering, G, attributes, label_attribute))
 
 
 #: what would break a TAB-separated table's layout: the TAB, and every character that some reader takes

@@ -117,9 +117,9 @@ class Paths:
 
     def to_pandas(self):
         """The matrix as a ``pandas.DataFrame`` (index: sources, columns: node labels)."""
-        from ..io.tables import _pandas
+        from ..adapters.pandas import require_pandas
 
-        return _pandas().DataFrame(self.matrix, index=self.sources, columns=list(self._net.labels))
+        return require_pandas().DataFrame(self.matrix, index=self.sources, columns=list(self._net.labels))
 
     def __repr__(self):
         kind = "distances" if self.weighted else "hop counts"
