@@ -67,7 +67,36 @@ def start_matrix(graph, params):
 def _start(graph, params, engine=None):
     """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy),
     computed by `engine` (:meth:`Engine.start_matrix`; default: NumPy's)."""
-    return (Engine() if engine is None else engine).start_matrix(graph.csc, params)
+    return (Engine() if engine is None else engine).start_matrix(transformed_input(graph.csc, params), params)
+
+
+def transformed_input(matrix, params):
+    """The input weights after ``-tf`` (``params.transform``), as mcl transforms them: the
+    loops removed first where mcl discards them (``--discard-loops``, the default), so that
+    the transform sees no loop; `matrix` itself where there is no transform.
+
+    Examples
+    --------
+    >>> from netmcl.sparse import CscMatrix
+    >>> m = CscMatrix([0, 2, 3], [0, 1, 0], [9.0, 0.5, 0.5], 2)
+    >>> transformed_input(m, MclParams(transform="mul(4)")).toarray().tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
+    if params.transform is None:
+        return matrix
+    from .transforms import Transform
+
+    tf = Transform(params.transform)
+    if params.discard_loops:
+        tf.steps = (("#selfrm", None),) + tf.steps
+    out = tf.matrix(matrix)
+    if out.nnz and not (out.data.min() >= 0 and np.isfinite(out.data).all()):
+        bad = out.data[~(out.data >= 0) | ~np.isfinite(out.data)][0]
+        raise ParameterError(
+            f"The transform {params.transform!r} gives the weight {float(bad):g}: MCL needs finite weights >= 0 "
+            "(mcl would go on with a meaningless result). Add a filter such as gq(0) or a ceil() to the transform."
+        )
+    return out
 
 
 class MclState:
@@ -92,7 +121,7 @@ class MclState:
         self.inflation = inflation
         self.stats = history[-1]
         self.chaos = self.stats.chaos
-        self.converged = self.chaos < CHAOS_LIMIT
+        self.converged = self.chaos < CHAOS_LIMIT and iteration > params.initial_iterations
         self._history = list(history)
         self._engine = engine
         self._graph = graph
@@ -141,6 +170,8 @@ def inflation_at(params, iteration):
 
     mcl reads ``-I`` into a float32, then multiplies the value by 1.001 in
     double after every iteration from the 40th; this repeats that arithmetic.
+    The first ``-l`` iterations (`initial_iterations`) use ``-i``
+    (`initial_inflation`, read into a float32) instead.
 
     Examples
     --------
@@ -148,7 +179,11 @@ def inflation_at(params, iteration):
     1.399999976158142
     >>> inflation_at(MclParams(), 40), inflation_at(MclParams(), 41), inflation_at(MclParams(), 42)
     (2.0, 2.002, 2.0040019999999994)
+    >>> inflation_at(MclParams(initial_iterations=2, initial_inflation=3.0), 2)
+    3.0
     """
+    if iteration <= params.initial_iterations:
+        return float(np.float32(params.initial_inflation))
     inflation = float(np.float32(params.inflation))
     for _ in range(BUMP_FROM, iteration):
         inflation *= 1.001
@@ -210,16 +245,19 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
     current, history = (_start(graph, params, engine), []) if resume is None else (resume[0], list(resume[1]))
     if release_input:
         graph._release_weights()
+    # components that converge stop iterating in a group of their own: not during the initial
+    # phase (-l), whose iterations mcl runs on every component
+    decompose = decompose and params.initial_iterations == 0
     groups = component_groups(current, components=engine.components) if decompose else [None]
     if len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
         engine = GroupedEngine(engine, groups, chaos_limit=CHAOS_LIMIT)
     engine.load(current, n_rule=graph.n)
     del current  # the engine holds it until the first iteration replaces it
     done = len(history)
-    if history and history[-1].chaos < CHAOS_LIMIT:
+    if history and history[-1].chaos < CHAOS_LIMIT and done > params.initial_iterations:
         yield MclState(done, inflation_at(params, done), history, engine, graph, params)
         return
-    for it in range(done + 1, params.max_iterations + 1):
+    for it in range(done + 1, params.initial_iterations + params.max_iterations + 1):
         inflation = inflation_at(params, it)
         history.append(engine.iterate(inflation, params.pruning()))
         _log_iteration(it, history[-1])
@@ -392,7 +430,7 @@ def cluster_graph(
         for last in _states(graph, params, engine, decompose=decompose, resume=resume, release_input=release_input):
             if checkpoint is not None and last.iteration > done:
                 checkpoint.save(last._engine, last._history,
-                                final=last.converged or last.iteration == params.max_iterations)
+                                final=last.converged or last.iteration == params.initial_iterations + params.max_iterations)
             bar.set_postfix(chaos=f"{last.chaos:.3g}")
             bar.update()
     if not last.converged:
