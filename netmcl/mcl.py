@@ -171,7 +171,9 @@ def inflation_at(params, iteration):
     mcl reads ``-I`` into a float32, then multiplies the value by 1.001 in
     double after every iteration from the 40th; this repeats that arithmetic.
     The first ``-l`` iterations (`initial_iterations`) use ``-i``
-    (`initial_inflation`, read into a float32) instead.
+    (`initial_inflation`, read into a float32) instead, never bumped; the
+    bumps of ``-I`` start after the first iteration of the main phase (after
+    iteration ``max(40, l + 1)``), as in mcl.
 
     Examples
     --------
@@ -185,7 +187,7 @@ def inflation_at(params, iteration):
     if iteration <= params.initial_iterations:
         return float(np.float32(params.initial_inflation))
     inflation = float(np.float32(params.inflation))
-    for _ in range(BUMP_FROM, iteration):
+    for _ in range(max(BUMP_FROM, params.initial_iterations + 1), iteration):
         inflation *= 1.001
     return inflation
 
