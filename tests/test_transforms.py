@@ -123,7 +123,7 @@ def test_golden_covers_the_initial_phase_and_real_evalues():
     assert {c["id"]: c["iterations"] for c in runs if c["input"] == "triangle"} == {
         "triangle-l5i2": 54, "triangle-l45i2": 60, "triangle-l42i3": 43}
     sk = [c for c in runs if c["input"] == "skunavirus"]
-    assert len(sk) == 3 and all(len(c["clusters"]) > 100 for c in sk)
+    assert len(sk) == 3 and all(len(c["clusters"]) > 90 for c in sk)
 
 
 @pytest.mark.parametrize("case", [c for c in GOLDEN["runs"]["cases"]
