@@ -151,8 +151,8 @@ class MclState:
         """
         params = self._params
         clusters = sort_clusters(interpret(self._engine.result(), overlap=params.overlap), params.sort)
-        return Clustering(
-            clusters,
+        made = lambda found: Clustering(  # noqa: E731
+            found,
             self._graph.labels,
             n_iterations=len(self._history),
             converged=self.converged,
@@ -160,9 +160,69 @@ class MclState:
             params=params,
             stats=self._history,
         )
+        if not params.force_connected:
+            return made(clusters)
+        parts = connected_parts(clusters, transformed_input(self._graph.csc, params))
+        clustering = made(parts)
+        clustering.before_split = made(clusters) if len(parts) != len(clusters) else None
+        return clustering
 
     def __repr__(self):
         return f"<MclState iteration={self.iteration} chaos={self.chaos:.4g} nnz={self.stats.kept}>"
+
+
+def connected_parts(clusters, matrix):
+    """mcl's ``--force-connected``: every cluster split into the connected components it
+    induces in `matrix` (arcs taken both ways), the parts then ordered largest first, ties
+    lexicographically (mcl's ``revsize`` order, whatever its ``-sort``).
+
+    Parameters
+    ----------
+    clusters : list of numpy.ndarray
+        Sorted node indices; a partition.
+    matrix : CscMatrix
+        The graph (mcl's: the input after ``-tf``).
+
+    Returns
+    -------
+    list of numpy.ndarray
+
+    Examples
+    --------
+    >>> from netmcl.sparse import CscMatrix
+    >>> path = CscMatrix([0, 1, 3, 4, 4], [1, 0, 2, 1], [1.0, 1.0, 1.0, 1.0], 4)  # 0 - 1 - 2, and 3
+    >>> [c.tolist() for c in connected_parts([np.array([0, 2, 3]), np.array([1])], path)]
+    [[0], [1], [2], [3]]
+    """
+    from .sparse import CscMatrix, indptr_of, weak_components
+
+    n = matrix.shape[0]
+    member = np.full(n, -1, dtype=np.int64)
+    for k, c in enumerate(clusters):
+        member[c] = k
+    rows = matrix.indices.astype(np.int64)
+    cols = matrix.columns().astype(np.int64)
+    inside = member[rows] == member[cols]
+    within = CscMatrix(indptr_of(cols[inside], n), rows[inside], np.ones(int(inside.sum()), np.float32), n)
+    _, part = weak_components(within)
+    out = []
+    for c in clusters:  # the parts of a cluster in the order of their smallest node (components are numbered so)
+        labels = part[c]
+        out.extend(c[labels == p] for p in np.unique(labels))
+    return sort_clusters(out, "revsize")
+
+
+def _check_undirected(matrix):
+    """Refuse ``force_connected`` on a graph with an arc whose reverse is missing: mcl's split of
+    such a graph follows rules netmcl does not reproduce (components neither weak nor strong)."""
+    n = matrix.shape[0]
+    rows = matrix.indices.astype(np.int64)
+    cols = matrix.columns().astype(np.int64)
+    if not np.array_equal(np.sort(cols * n + rows), np.sort(rows * n + cols)):
+        raise ParameterError(
+            "force_connected (--force-connected) needs an undirected graph (every arc's reverse present, as "
+            "--abc and symmetrize=True make it); this one has one-way arcs."
+        )
 
 
 def inflation_at(params, iteration):
@@ -245,7 +305,9 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
     iteration (for a resumed run that had already converged, one state for
     its last iteration)."""
     current, history = (_start(graph, params, engine), []) if resume is None else (resume[0], list(resume[1]))
-    if release_input:
+    if params.force_connected and resume is None:
+        _check_undirected(transformed_input(graph.csc, params))
+    if release_input and not params.force_connected:  # --force-connected splits on the input graph
         graph._release_weights()
     # components that converge stop iterating in a group of their own: not during the initial
     # phase (-l), whose iterations mcl runs on every component

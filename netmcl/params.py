@@ -82,6 +82,8 @@ PARAMETERS = (
               "replace the input's loops by each node's largest weight (n: keep them as they are)"),
     Parameter("transform", "-tf", None, "", "spec", "str",
               "transform the weights first with mcl's transform language, e.g. 'gq(0.3),#knn(20)'"),
+    Parameter("force_connected", "--force-connected", False, "n", "y|n", "bool",
+              "split every cluster into its connected parts in the (transformed) input graph"),
     Parameter("overlap", "-overlap", "cut", "cut", "mode", "str",
               "nodes attracted to several clusters: cut keeps them in one, keep in all, split apart",
               choices=OVERLAP_MODES),
@@ -268,6 +270,9 @@ class MclParams:
         checks convergence only after them).
     initial_inflation : float
         ``-i``: the inflation of those iterations.
+    force_connected : bool
+        ``--force-connected``: split every cluster into the connected
+        components it induces in the (transformed) input graph.
     """
 
     inflation: float = 2.0
@@ -284,6 +289,7 @@ class MclParams:
     transform: str = None
     initial_iterations: int = 0
     initial_inflation: float = 2.0
+    force_connected: bool = False
 
     @classmethod
     def build(cls, **params):
@@ -369,6 +375,12 @@ class MclParams:
         initial_inflation = 2.0 if initial_inflation is None else _number("initial_inflation", initial_inflation)
         if not 0 < initial_inflation <= MAX_INFLATION:
             _fail("initial_inflation", f"a float in (0, {MAX_INFLATION:g}]", initial_inflation)
+        force_connected = values["force_connected"]
+        if not isinstance(force_connected, bool):
+            _fail("force_connected", "True or False", force_connected)
+        if force_connected and overlap == "keep":
+            _fail("force_connected", "False with overlap='keep' (a node in two clusters has no one part)",
+                  force_connected)
         return cls(
             inflation=inflation,
             pruning_number=P,
@@ -384,6 +396,7 @@ class MclParams:
             transform=transform,
             initial_iterations=initial_iterations,
             initial_inflation=initial_inflation,
+            force_connected=force_connected,
         )
 
     @property

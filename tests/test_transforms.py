@@ -80,11 +80,13 @@ def _keywords(args):
     """netmcl.mcl keywords of mcl's clustering flags in `args` (the stream ones are read_abc's)."""
     kwargs, args = {}, list(args)
     names = {"-tf": ("transform", str), "-I": ("inflation", float), "-l": ("initial_iterations", int),
-             "-i": ("initial_inflation", float), "-L": ("max_iterations", int)}
+             "-i": ("initial_inflation", float), "-L": ("max_iterations", int), "-sort": ("sort", str)}
     while args:
         flag = args.pop(0)
         if flag == "--discard-loops=n":
             kwargs["discard_loops"] = False
+        elif flag == "--force-connected=y":
+            kwargs["force_connected"] = True
         elif flag in names:
             kwargs[names[flag][0]] = names[flag][1](args.pop(0))
         elif flag == "-abc-tf":
@@ -127,12 +129,21 @@ def test_golden_covers_the_initial_phase_and_real_evalues():
 
 
 @pytest.mark.parametrize("case", [c for c in GOLDEN["runs"]["cases"]
-                                  if c["input"] == "skunavirus" or c["id"].endswith("-6")], ids=lambda c: c["id"])
+                                  if c["input"] in ("skunavirus", "split5", "split78") or c["id"].endswith("-6")],
+                         ids=lambda c: c["id"])
 def test_command_line_equals_mcl(case, tmp_path, capsys):
-    """The netmcl command with mcl's flags writes mcl's label output, byte for byte."""
+    """The netmcl command with mcl's flags writes mcl's label output, byte for byte, and with
+    --force-connected=y mcl's OUT-rags file of the clustering before the split, where it split one."""
     out = tmp_path / "out"
     assert main([str(_input(case["input"], tmp_path)), "--abc", *case["args"], "-o", str(out)]) == 0
     assert out.read_text() == "".join("\t".join(c) + "\n" for c in case["clusters"])
+    rags = Path(f"{out}-rags")
+    assert (rags.read_text() if rags.exists() else None) == case.get("rags")
+
+
+def test_golden_covers_split_clusters():
+    split = [c for c in GOLDEN["runs"]["cases"] if "--force-connected=y" in c["args"]]
+    assert len(split) == 24 and sum(c["rags"] is not None for c in split) >= 12
 
 
 @pytest.mark.parametrize("args, name", [
@@ -229,3 +240,11 @@ def test_live_random_transforms(mcl_binary):
         graph = netmcl.read_abc(io.BytesIO(text.encode()))
         got = _entries(Transform(spec).matrix(graph.csc), graph.labels)
         _assert_same_weights(got, _expected(tg.mcxload_weights(text, spec, True)), f"seed {seed + k}: -tf {spec!r}")
+
+
+def test_force_connected_refuses_what_it_cannot_split_as_mcl():
+    with pytest.raises(ParameterError, match="overlap='keep'"):
+        netmcl.mcl([("a", "b")], force_connected=True, overlap="keep")
+    one_way = netmcl.SparseGraph.from_edges([0, 1], [1, 2], [1.0, 1.0], symmetrize=False)
+    with pytest.raises(ParameterError, match="one-way arcs"):
+        netmcl.mcl(one_way, force_connected=True)

@@ -451,6 +451,12 @@ def _run(args):
     except OSError as exc:
         raise OSError(f"cannot write the output file {out}: {exc.strerror or exc}") from None
     t_write = time.perf_counter() - t_write
+    before = getattr(clustering, "before_split", None)
+    if before is not None and out != "-":  # as mcl: the clustering before --force-connected split it
+        try:
+            write_clusters(out + "-rags", before, format="native")
+        except OSError as exc:
+            raise OSError(f"cannot write {out}-rags: {exc.strerror or exc}; the clusters were written.") from None
     if args.report is not None:
         from ..io.tables import write_run_report
 

@@ -21,7 +21,7 @@ def _yes_no(text):
 
 
 #: other spellings of a parameter's flag that the command takes
-_ALIASES = {"discard_loops": ("-discard-loops",), "threads": ("--threads",)}
+_ALIASES = {"discard_loops": ("-discard-loops",), "threads": ("--threads",), "force_connected": ("-force-connected",)}
 _KINDS = {"float": float, "int": int, "bool": _yes_no, "str": str}
 
 

@@ -165,6 +165,40 @@ RUN_ARGS = [
 ]
 
 
+#: seeds of :func:`split_graph` on which mcl's clusters are not all connected (found by a search)
+SPLIT_SEEDS = {5: "5", 60: "5", 78: "3", 128: "5", 133: "5", 142: "5"}
+
+
+def split_graph(seed):
+    """Label-file text of a small random graph, bipartite for half the seeds, where MCL may
+    give clusters that are not connected in the graph (what --force-connected splits)."""
+    r = random.Random(seed)
+    n = r.randint(5, 14)
+    edges = set()
+    if r.random() < 0.5:
+        a = r.randint(2, n - 2)
+        for _ in range(r.randint(n, 3 * n)):
+            edges.add((r.randrange(a), r.randrange(a, n)))
+    else:
+        for _ in range(r.randint(n, 3 * n)):
+            x, y = r.randrange(n), r.randrange(n)
+            if x != y:
+                edges.add((x, y))
+    return "".join(f"v{x} v{y} {r.choice([1, 1, 2, 3])}\n" for x, y in sorted(edges))
+
+
+def mcl_rags(text, args):
+    """The file ``<out>-rags`` (the clustering before the split) that ``mcl --force-connected=y`` writes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "in.abc").write_text(text)
+        subprocess.run(["mcl", str(tmp / "in.abc"), "--abc", *args, "-o", str(tmp / "out")],
+                       capture_output=True, check=True)
+        rags = tmp / "out-rags"
+        return "".join(line for line in rags.read_text().splitlines(True) if not line.startswith("# cline")) \
+            if rags.exists() else None
+
+
 def run_cases():
     inputs = {}
     runs = []
@@ -180,6 +214,12 @@ def run_cases():
         inputs[name] = {"abc": flips[name]}
         for args in (["-l", "5", "-i", "2"], ["-l", "45", "-i", "2"], ["-l", "42", "-i", "3"]):
             runs.append((f"{name}-l{args[1]}i{args[3]}", name, ["--discard-loops=n", *args]))
+    for seed, inflation in SPLIT_SEEDS.items():
+        name = f"split{seed}"
+        inputs[name] = {"abc": split_graph(seed)}
+        for sort in ("revsize", "lex", "size"):
+            runs.append((f"{name}-{sort}", name, ["-I", inflation, "--force-connected=y", "-sort", sort]))
+        runs.append((f"{name}-tf", name, ["-I", inflation, "-tf", "gq(2)", "--force-connected=y"]))
     inputs["skunavirus"] = {"file": SKUNAVIRUS}
     for args in (["--abc-neg-log10", "-abc-tf", "ceil(200)"],
                  ["--abc-neg-log10", "-abc-tf", "ceil(200)", "-tf", "#knn(10)", "-I", "4"],
@@ -191,7 +231,11 @@ def run_cases():
         with gzip.open(mg.DATA / SKUNAVIRUS, "rb") as src, open(path, "wb") as dst:
             shutil.copyfileobj(src, dst)
         plain["skunavirus"] = {"file": path}
-        return inputs, mg._run_cases(plain, runs)
+        cases = mg._run_cases(plain, runs)
+    for case in cases:
+        if "--force-connected=y" in case["args"]:
+            case["rags"] = mcl_rags(inputs[case["input"]]["abc"], case["args"])
+    return inputs, cases
 
 
 def load():
