@@ -33,7 +33,28 @@ it.  The result is identical to mcl's (checked against ``mcxload -tf`` and
 Functions of mcl that netmcl does not provide, each refused by name:
 ``rand`` and ``#shrug`` (random: mcl's random numbers cannot be repeated),
 ``#tug``, ``#knnj``, ``#ils``, ``#step``, ``#mcl``, ``#symmcl`` and
-``#thread``.
+``#thread``.  A transform that leaves a negative or non-finite weight is
+refused as well (mcl clusters such a graph regardless, meaninglessly).
+
+Examples
+--------
+``transform=`` of :func:`netmcl.mcl` is mcl's ``-tf``: applied to the graph
+after its loops are removed, before the clustering.
+
+>>> import networkx as nx
+>>> import netmcl
+>>> G = nx.karate_club_graph()
+>>> len(netmcl.mcl(G, attribute=None)), len(netmcl.mcl(G, transform="#knn(3)", attribute=None))
+(3, 22)
+
+E-values, as ``mcl hits.abc --abc --abc-neg-log10 -abc-tf 'ceil(200)'`` reads
+them, are :func:`netmcl.read_abc`'s ``neg_log=`` and ``transform=``:
+
+>>> import io
+>>> hits = io.BytesIO(b"p1 p2 1e-180\\np2 p3 3e-20\\np3 p4 0.9\\n")
+>>> g = netmcl.read_abc(hits, neg_log="log10", transform="ceil(100)")
+>>> [float(w) for w in g.csc.data[:3]]
+[100.0, 100.0, 19.522878646850586]
 """
 
 import math
