@@ -493,8 +493,8 @@ def cluster_graph(
     with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
         for last in _states(graph, params, engine, decompose=decompose, resume=resume, release_input=release_input):
             if checkpoint is not None and last.iteration > done:
-                checkpoint.save(last._engine, last._history,
-                                final=last.converged or last.iteration == params.initial_iterations + params.max_iterations)
+                last_one = params.initial_iterations + params.max_iterations
+                checkpoint.save(last._engine, last._history, final=last.converged or last.iteration == last_one)
             bar.set_postfix(chaos=f"{last.chaos:.3g}")
             bar.update()
     if not last.converged:

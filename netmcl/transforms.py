@@ -15,7 +15,9 @@ scale`` (multiply, add, divide), ``pow`` (raise to a power), ``exp log
 neglog`` (the argument is the base; an empty ``()`` or 0 is e), ``abs`` and
 ``acos`` (0, that is removed, outside [-1, 1]).  Functions whose name starts
 with ``#`` act on the whole graph: ``#knn(k)`` (an edge stays where it is among
-the k heaviest entries of both its nodes' columns), ``#ceilnb(k)`` (cut the
+the k heaviest entries of both its nodes' columns), ``#knnj(k)`` (an edge
+where it is among them in either column), ``#step(k)`` (the graph squared k
+times: paths of 2**k steps), ``#ceilnb(k)`` (cut the
 lightest edges of the nodes of highest degree until no node has more than k),
 ``#add() #max() #min() #mul()`` (each pair of arcs i->j, j->i made one edge of
 their sum, maximum, minimum or product), ``#rev() #tp()`` (reverse every arc),
@@ -32,7 +34,7 @@ it.  The result is identical to mcl's (checked against ``mcxload -tf`` and
 
 Functions of mcl that netmcl does not provide, each refused by name:
 ``rand`` and ``#shrug`` (random: mcl's random numbers cannot be repeated),
-``#tug``, ``#knnj``, ``#ils``, ``#step``, ``#mcl``, ``#symmcl`` and
+``#tug``, ``#ils``, ``#mcl``, ``#symmcl`` and
 ``#thread``.  A transform that leaves a negative or non-finite weight is
 refused as well (mcl clusters such a graph regardless, meaninglessly).
 
@@ -77,7 +79,8 @@ EDGE_FUNCTIONS = {
 }
 #: graph-wide functions: name -> whether they need an argument
 GRAPH_FUNCTIONS = {
-    "#knn": True, "#ceilnb": True, "#add": False, "#max": False, "#min": False, "#mul": False,
+    "#knn": True, "#knnj": True, "#ceilnb": True, "#step": True,
+    "#add": False, "#max": False, "#min": False, "#mul": False,
     "#rev": False, "#tp": False, "#selfrm": False, "#selfmax": False, "#arcmax": False, "#arcsub": False,
 }
 #: mcl's functions netmcl refuses, and why
@@ -85,9 +88,7 @@ NOT_PROVIDED = {
     "rand": "it draws random numbers, which cannot be repeated bit for bit",
     "#shrug": "it draws random numbers, which cannot be repeated bit for bit",
     "#tug": "its weights are not reproduced yet",
-    "#knnj": "its weights are not reproduced yet",
     "#ils": "its weights are not reproduced yet",
-    "#step": "its weights are not reproduced yet",
     "#mcl": "cluster with netmcl.mcl instead",
     "#symmcl": "cluster with netmcl.mcl instead",
     "#thread": "mcl 22-282 does not accept it either",
@@ -141,7 +142,7 @@ def parse_transform(spec):
             arg = None
         else:
             raise ParameterError(f"transform {spec!r}: {name}() needs an argument, e.g. {name}(2).")
-        if name in ("#knn", "#ceilnb") and not (arg >= 0 and arg == int(arg)):
+        if name in ("#knn", "#knnj", "#ceilnb", "#step") and not (arg >= 0 and arg == int(arg)):
             raise ParameterError(f"transform {spec!r}: the argument of {name}() must be a whole number >= 0. "
                                  f"Got {text.strip()!r}.")
         steps.append((name, arg))
@@ -301,6 +302,28 @@ def _knn(m, k):
     return _csc(rows[keep], cols[keep], vals[keep], n)
 
 
+def _knnj(m, k):
+    """#knnj(k): the entries above the (k+1)-th largest value of their column, each made an
+    edge both ways, of the larger value where both ways were chosen."""
+    rows, cols, vals = _triples(m)
+    chosen = vals > _column_bar(m, int(k))[cols]
+    return _combine(_csc(rows[chosen], cols[chosen], vals[chosen], m.shape[0]), "#max")
+
+
+def _step(m, k):
+    """#step(k): the graph squared k times (paths of 2**k steps), each square's sums of
+    products in double stored as float32."""
+    import scipy.sparse as sp
+
+    n = m.shape[0]
+    a = sp.csc_array((m.data.astype(np.float64), m.indices, m.indptr), shape=(n, n))
+    for _ in range(int(k)):
+        a = (a @ a).tocsc()
+        a.data = a.data.astype(np.float32).astype(np.float64)
+    a.sort_indices()
+    return _csc(a.indices.astype(np.int64), np.repeat(np.arange(n), np.diff(a.indptr)), a.data.astype(np.float32), n)
+
+
 def _ceilnb(m, k):
     """#ceilnb(k): nodes in order of decreasing degree (then index); a node with more than k
     edges left loses those not above its (k+1)-th largest weight, in both directions."""
@@ -347,11 +370,15 @@ def _arcsub(m):
 
 
 def _graph(name, arg, m):
-    if name in ("#knn", "#ceilnb") and m.nnz and m.data.min() < 0:
+    if name in ("#knn", "#knnj", "#ceilnb") and m.nnz and m.data.min() < 0:
         raise ParameterError(f"transform: {name}() ranks weights, and the graph has negative ones here "
                              f"(the smallest is {float(m.data.min()):g}); remove them first, e.g. with gq(0).")
     if name == "#knn":
         return _knn(m, arg)
+    if name == "#knnj":
+        return _knnj(m, arg)
+    if name == "#step":
+        return _step(m, arg)
     if name == "#ceilnb":
         return _ceilnb(m, arg)
     if name in ("#add", "#max", "#min", "#mul"):

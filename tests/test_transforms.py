@@ -226,15 +226,15 @@ def test_live_random_transforms(mcl_binary):
     for k in range(4):
         steps = []
         for _ in range(rng.randint(1, 3)):
-            name = rng.choice(edge + ["#knn", "#ceilnb", "#max", "#add", "#arcmax", "#selfmax"])
-            if name in ("#knn", "#ceilnb"):
+            name = rng.choice(edge + ["#knn", "#knnj", "#ceilnb", "#max", "#add", "#arcmax", "#selfmax"])
+            if name in ("#knn", "#knnj", "#ceilnb"):
                 steps.append(f"{name}({rng.randint(1, 6)})")
             elif name.startswith("#"):
                 steps.append(f"{name}()")
             else:
                 steps.append(f"{name}({rng.choice(['0.5', '2', '1.5', '3', '0.25'])})")
         spec = ",".join(["gq(0.1)"] + steps)
-        if any(s.startswith(("#knn", "#ceilnb")) for s in steps):
+        if any(s.startswith(("#knn", "#ceilnb")) for s in steps):  # (#knnj too) they rank weights >= 0
             spec = ",".join(["gq(0.1)"] + [s for s in steps if not s.startswith(("log", "neglog", "add"))])
         text = tg.weight_graph(seed + k, ties=k % 2 == 1)
         graph = netmcl.read_abc(io.BytesIO(text.encode()))

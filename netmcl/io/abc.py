@@ -156,7 +156,9 @@ def read_abc(path, *, skip_header=False, symmetrize=True, transform=None, neg_lo
     if neg_log not in (None, "log", "log10"):
         from ..exceptions import ParameterError
 
-        raise ParameterError(f"neg_log must be None, 'log' (--abc-neg-log) or 'log10' (--abc-neg-log10). Got {neg_log!r}.")
+        raise ParameterError(
+            f"neg_log must be None, 'log' (--abc-neg-log) or 'log10' (--abc-neg-log10). Got {neg_log!r}."
+        )
     stream = None
     if transform is not None:
         from ..transforms import Transform
