@@ -13,30 +13,38 @@ weights greater than, greater than or equal to, less than, less than or equal
 to the argument), ``ceil floor`` (cap at, raise to the argument), ``mul add
 scale`` (multiply, add, divide), ``pow`` (raise to a power), ``exp log
 neglog`` (the argument is the base; an empty ``()`` or 0 is e), ``abs`` and
-``acos`` (0, that is removed, outside [-1, 1]).  Functions whose name starts
-with ``#`` act on the whole graph: ``#knn(k)`` (an edge stays where it is among
-the k heaviest entries of both its nodes' columns), ``#knnj(k)`` (an edge
-where it is among them in either column), ``#step(k)`` (the graph squared k
-times: paths of 2**k steps), ``#ceilnb(k)`` (cut the
-lightest edges of the nodes of highest degree until no node has more than k),
-``#add() #max() #min() #mul()`` (each pair of arcs i->j, j->i made one edge of
-their sum, maximum, minimum or product), ``#rev() #tp()`` (reverse every arc),
-``#selfrm()`` (remove loops), ``#selfmax()`` (each node's loop set to its
-largest weight, 1 where it has none), ``#arcmax()`` (of two arcs between two
-nodes keep the heavier, both where equal) and ``#arcsub()`` (the graph minus
-its transpose).
+``acos`` (0, that is removed, outside [-1, 1]).
+
+Functions whose name starts with ``#`` act on the whole graph:
+
+* ``#knn(k)``: an edge stays where it is among the k heaviest entries of both
+  its nodes' columns (entries tied with the (k+1)-th heaviest are cut);
+  ``#knnj(k)``: where it is among them in either column;
+* ``#ceilnb(k)``: nodes in order of decreasing degree lose their lightest
+  edges until none has more than k;
+* ``#step(k)``: the graph squared k times (paths of 2**k steps);
+* ``#mcl(I)``: only the arcs inside the clusters MCL finds at inflation I;
+  ``#symmcl(I)``: the same, clustering the graph plus its transpose;
+* ``#add() #max() #min() #mul()``: each pair of arcs i->j, j->i made one edge
+  of their sum, maximum, minimum or product;
+* ``#rev() #tp()``: every arc reversed; ``#selfrm()``: loops removed;
+  ``#selfmax()``: each node's loop set to its largest weight (1 where it has
+  none); ``#arcmax()``: of two arcs between two nodes the heavier kept (both
+  where equal); ``#arcsub()``: the graph minus its transpose.
 
 The arithmetic is mcl's: weights are float32, every function's argument is
-read into a float32, each result is computed in double and stored as float32,
-and a weight that becomes 0 is removed, so that a later function does not see
-it.  The result is identical to mcl's (checked against ``mcxload -tf`` and
-``mcl -tf``, bit for bit).
+read into a float32, each result is computed in double and stored as
+float32.  A filter that fails removes a weight for good; a weight that
+arithmetic makes 0 goes on through the edge functions after it
+(``add(-1),add(1)`` keeps a weight of 1) and is removed before a ``#``
+function and at the end.  The results are mcl's bit for bit (checked against
+``mcxload -tf`` and ``mcl -tf``).
 
 Functions of mcl that netmcl does not provide, each refused by name:
 ``rand`` and ``#shrug`` (random: mcl's random numbers cannot be repeated),
-``#tug``, ``#ils``, ``#mcl``, ``#symmcl`` and
-``#thread``.  A transform that leaves a negative or non-finite weight is
-refused as well (mcl clusters such a graph regardless, meaninglessly).
+``#tug``, ``#ils`` and ``#thread`` (which mcl 22-282 refuses too).  A
+transform that leaves a negative or non-finite weight is refused as well
+(mcl clusters such a graph regardless, meaninglessly).
 
 Examples
 --------
@@ -80,6 +88,7 @@ EDGE_FUNCTIONS = {
 #: graph-wide functions: name -> whether they need an argument
 GRAPH_FUNCTIONS = {
     "#knn": True, "#knnj": True, "#ceilnb": True, "#step": True,
+    "#mcl": True, "#symmcl": True,
     "#add": False, "#max": False, "#min": False, "#mul": False,
     "#rev": False, "#tp": False, "#selfrm": False, "#selfmax": False, "#arcmax": False, "#arcsub": False,
 }
@@ -89,8 +98,6 @@ NOT_PROVIDED = {
     "#shrug": "it draws random numbers, which cannot be repeated bit for bit",
     "#tug": "its weights are not reproduced yet",
     "#ils": "its weights are not reproduced yet",
-    "#mcl": "cluster with netmcl.mcl instead",
-    "#symmcl": "cluster with netmcl.mcl instead",
     "#thread": "mcl 22-282 does not accept it either",
 }
 
@@ -324,6 +331,24 @@ def _step(m, k):
     return _csc(a.indices.astype(np.int64), np.repeat(np.arange(n), np.diff(a.indptr)), a.data.astype(np.float32), n)
 
 
+def _within_clusters(m, inflation, symmetric):
+    """#mcl(I) and #symmcl(I): the graph's arcs inside the clusters MCL finds at inflation I
+    (mcl's other defaults), on the graph itself or on the graph plus its transpose."""
+    from .engines.cpu import CpuEngine
+    from .graph import SparseGraph
+    from .mcl import cluster_graph
+    from .params import MclParams
+
+    graph = SparseGraph(_combine(m, "#add") if symmetric else m)
+    clusters = cluster_graph(graph, MclParams.build(inflation=float(inflation)), CpuEngine(threads=1))
+    member = np.full(m.shape[0], -1, dtype=np.int64)
+    for k, c in enumerate(clusters.index_clusters):
+        member[c] = k
+    rows, cols, vals = _triples(m)
+    keep = member[rows] == member[cols]
+    return _csc(rows[keep], cols[keep], vals[keep], m.shape[0])
+
+
 def _ceilnb(m, k):
     """#ceilnb(k): nodes in order of decreasing degree (then index); a node with more than k
     edges left loses those not above its (k+1)-th largest weight, in both directions."""
@@ -379,6 +404,8 @@ def _graph(name, arg, m):
         return _knnj(m, arg)
     if name == "#step":
         return _step(m, arg)
+    if name in ("#mcl", "#symmcl"):
+        return _within_clusters(m, arg, name == "#symmcl")
     if name == "#ceilnb":
         return _ceilnb(m, arg)
     if name in ("#add", "#max", "#min", "#mul"):

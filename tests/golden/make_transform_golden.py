@@ -49,7 +49,7 @@ SKUNAVIRUS = "networks/skunavirus_protein_graphs.txt.gz"
 WEIGHT_SPECS = [
     "gq(1)", "gt(1)", "lq(2)", "lt(2)", "ceil(2)", "floor(0.5)", "mul(0.1)", "add(-0.3)", "scale(3)",
     "pow(0.5)", "pow(2.5)", "exp()", "exp(2)", "log()", "log(10)", "neglog()", "neglog(10)", "abs()", "acos()",
-    "#knn(1)", "#knn(2)", "#knn(4)", "#knnj(1)", "#knnj(3)", "#step(1)", "#step(2)", "#ceilnb(1)", "#ceilnb(3)", "#ceilnb(5)", "#add()", "#max()", "#min()",
+    "#knn(1)", "#knn(2)", "#knn(4)", "#knnj(1)", "#knnj(3)", "#step(1)", "#step(2)", "#mcl(2)", "#mcl(4)", "#symmcl(2)", "#ceilnb(1)", "#ceilnb(3)", "#ceilnb(5)", "#add()", "#max()", "#min()",
     "#mul()", "#rev()", "#tp()", "#selfrm()", "#selfmax()", "#arcmax()", "#arcsub()",
     "lt(0.5),add(1)", "add(-1),add(1)", "add(-1),gq(0),add(1)", "gq(1),#knn(3),neglog(10)",
     "mul(0),#add(),add(1)", " gq (0.5) , mul(2)",
