@@ -23,6 +23,9 @@ Functions whose name starts with ``#`` act on the whole graph:
 * ``#ceilnb(k)``: nodes in order of decreasing degree lose their lightest
   edges until none has more than k;
 * ``#step(k)``: the graph squared k times (paths of 2**k steps);
+* ``#ils()``: each edge's weight raised to the inverted log-weighted
+  similarity of its nodes (the sum over their common neighbours z of
+  1 / log2(degree of z)), loops removed; undirected graphs only;
 * ``#mcl(I)``: only the arcs inside the clusters MCL finds at inflation I;
   ``#symmcl(I)``: the same, clustering the graph plus its transpose;
 * ``#add() #max() #min() #mul()``: each pair of arcs i->j, j->i made one edge
@@ -42,7 +45,7 @@ function and at the end.  The results are mcl's bit for bit (checked against
 
 Functions of mcl that netmcl does not provide, each refused by name:
 ``rand`` and ``#shrug`` (random: mcl's random numbers cannot be repeated),
-``#tug``, ``#ils`` and ``#thread`` (which mcl 22-282 refuses too).  A
+``#tug`` and ``#thread`` (which mcl 22-282 refuses too).  A
 transform that leaves a negative or non-finite weight is refused as well
 (mcl clusters such a graph regardless, meaninglessly).
 
@@ -88,7 +91,7 @@ EDGE_FUNCTIONS = {
 #: graph-wide functions: name -> whether they need an argument
 GRAPH_FUNCTIONS = {
     "#knn": True, "#knnj": True, "#ceilnb": True, "#step": True,
-    "#mcl": True, "#symmcl": True,
+    "#mcl": True, "#symmcl": True, "#ils": False,
     "#add": False, "#max": False, "#min": False, "#mul": False,
     "#rev": False, "#tp": False, "#selfrm": False, "#selfmax": False, "#arcmax": False, "#arcsub": False,
 }
@@ -97,7 +100,6 @@ NOT_PROVIDED = {
     "rand": "it draws random numbers, which cannot be repeated bit for bit",
     "#shrug": "it draws random numbers, which cannot be repeated bit for bit",
     "#tug": "its weights are not reproduced yet",
-    "#ils": "its weights are not reproduced yet",
     "#thread": "mcl 22-282 does not accept it either",
 }
 
@@ -349,6 +351,28 @@ def _within_clusters(m, inflation, symmetric):
     return _csc(rows[keep], cols[keep], vals[keep], m.shape[0])
 
 
+def _ils(m):
+    """#ils(): each edge's weight raised to its inverted log-weighted similarity, the sum over
+    the two nodes' common neighbours z of 1 / log2(degree of z) (loops neither counted nor
+    kept); an undirected graph only."""
+    import scipy.sparse as sp
+
+    n = m.shape[0]
+    rows, cols, vals = _triples(m)
+    off = rows != cols
+    rows, cols, vals = rows[off], cols[off], vals[off]
+    if _mirror(rows, cols, n).min(initial=0) < 0:
+        raise ParameterError("transform: #ils() needs an undirected graph (every arc's reverse present); "
+                             "make it one first, e.g. with #max().")
+    degree = np.bincount(cols, minlength=n).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        weight = np.where(degree > 1, 1.0 / np.log2(np.maximum(degree, 1)), 0.0)
+    a = sp.csc_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    shared = (a @ sp.diags_array(weight) @ a).tocsr()
+    common = np.asarray(shared[rows, cols]).ravel()
+    return _csc(rows, cols, np.maximum(vals.astype(np.float64), common).astype(np.float32), n)
+
+
 def _ceilnb(m, k):
     """#ceilnb(k): nodes in order of decreasing degree (then index); a node with more than k
     edges left loses those not above its (k+1)-th largest weight, in both directions."""
@@ -404,6 +428,8 @@ def _graph(name, arg, m):
         return _knnj(m, arg)
     if name == "#step":
         return _step(m, arg)
+    if name == "#ils":
+        return _ils(m)
     if name in ("#mcl", "#symmcl"):
         return _within_clusters(m, arg, name == "#symmcl")
     if name == "#ceilnb":

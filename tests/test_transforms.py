@@ -242,6 +242,12 @@ def test_live_random_transforms(mcl_binary):
         _assert_same_weights(got, _expected(tg.mcxload_weights(text, spec, True)), f"seed {seed + k}: -tf {spec!r}")
 
 
+def test_ils_refuses_a_directed_graph():
+    one_way = netmcl.SparseGraph.from_edges([0, 1], [1, 2], [1.0, 1.0], symmetrize=False)
+    with pytest.raises(ParameterError, match="#ils"):
+        Transform("#ils()").matrix(one_way.csc)
+
+
 def test_force_connected_refuses_what_it_cannot_split_as_mcl():
     with pytest.raises(ParameterError, match="overlap='keep'"):
         netmcl.mcl([("a", "b")], force_connected=True, overlap="keep")
