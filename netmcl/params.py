@@ -82,7 +82,7 @@ PARAMETERS = (
               "replace the input's loops by each node's largest weight (n: keep them as they are)"),
     Parameter("transform", "-tf", None, "", "spec", "str",
               "transform the weights first with mcl's transform language, e.g. 'gq(0.3),#knn(20)'"),
-    Parameter("force_connected", "--force-connected", False, "n", "y|n", "bool",
+    Parameter("force_connected", "--force-connected", False, "False", "y|n", "bool",
               "split every cluster into its connected parts in the (transformed) input graph"),
     Parameter("overlap", "-overlap", "cut", "cut", "mode", "str",
               "nodes attracted to several clusters: cut keeps them in one, keep in all, split apart",

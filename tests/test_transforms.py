@@ -254,3 +254,12 @@ def test_force_connected_refuses_what_it_cannot_split_as_mcl():
     one_way = netmcl.SparseGraph.from_edges([0, 1], [1, 2], [1.0, 1.0], symmetrize=False)
     with pytest.raises(ParameterError, match="one-way arcs"):
         netmcl.mcl(one_way, force_connected=True)
+
+
+def test_a_stream_transform_names_the_line_it_spoils(tmp_path):
+    path = tmp_path / "g.abc"
+    path.write_text("# a comment\na b 2\n\nb c 0.5\n")
+    with pytest.raises(InputFileError, match=r"g.abc, line 4: .*0.5 becomes -0.5"):
+        netmcl.read_abc(path, transform="add(-1)")
+    with pytest.raises(InputFileError, match="edge number 2"):  # a stream cannot be read again
+        netmcl.read_abc(io.BytesIO(path.read_bytes()), transform="add(-1)")

@@ -1,6 +1,7 @@
 """mcl's label input (``mcl --abc``): ``label label [weight]`` per line."""
 
 import logging
+import os
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def read_abc(path, *, skip_header=False, symmetrize=True, transform=None, neg_lo
 
         stream = Transform(transform)
         stream.values(np.zeros(0, np.float32))  # a graph-wide function is refused before the file is read
-    weights = _Weights(skip_header) if neg_log is not None or stream is not None else None
+    weights = _Weights(skip_header) if neg_log is not None else None
     scan = _Scan(name, skip_header)
     pending, first = b"", True
     for block in read_input_blocks(path):
@@ -202,6 +203,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True, transform=None, neg_lo
     arcs = [scan.dst.array(), scan.src.array(), scan.values.array()]  # held by this list alone, freed once merged
     if neg_log is not None or stream is not None:
         arcs[2] = _stream_values(name, arcs[2], weights, neg_log, stream, transform)
+        if isinstance(arcs[2], int):  # the edge whose weight the transform spoiled: find its line
+            _spoiled(path, name, arcs[2], skip_header, neg_log, stream, transform)
     elif scan.tiny:  # mcl keeps these edges, with weight 0: only weights that are 0 add no arc
         arcs[2] = arcs[2].astype(np.float64)
         arcs[2][list(scan.tiny)] = list(scan.tiny.values())
@@ -216,7 +219,7 @@ def _stream_values(name, values, weights, neg_log, stream, spec):
     """The weights of the lines after ``--abc-neg-log[10]`` and ``-abc-tf``, refused where
     they are not finite and >= 0 (MCL needs similarities; mcl would go on regardless).
     ``-abc-tf`` alone takes the weights as stored (float32, as mcl applies it)."""
-    read, lines = weights.arrays()
+    read, lines = weights.arrays() if weights is not None else (values.astype(np.float64), None)
     if read.size != values.size:  # the two readers must agree on which lines are edges
         raise AssertionError(f"{read.size} weights for {values.size} edges")
     if neg_log is not None:
@@ -228,6 +231,8 @@ def _stream_values(name, values, weights, neg_log, stream, spec):
     bad = ~(values >= 0) | ~np.isfinite(values)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
+        if lines is None:
+            return k
         what = " and ".join(w for w in (
             {"log": "--abc-neg-log", "log10": "--abc-neg-log10"}.get(neg_log), spec and f"-abc-tf {spec!r}") if w)
         hint = " (an e-value above 1 has a negative -log)" if neg_log is not None else ""
@@ -237,6 +242,20 @@ def _stream_values(name, values, weights, neg_log, stream, spec):
             "end of the transform, e.g. -abc-tf 'gq(0)' (transform='gq(0)').", line=int(lines[k]),
         )
     return values
+
+
+def _spoiled(path, name, k, skip_header, neg_log, stream, spec):
+    """Raise the error of :func:`_stream_values` for edge `k`, with its line: the file is read
+    again (lines counted) where it can be; standard input and streams are named by edge."""
+    if isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-":
+        weights = _Weights(skip_header)
+        for block in read_input_blocks(path, -1):
+            weights(block[text_start(block, name, "label file"):], len(block))
+        values = weights.arrays()[0].astype(np.float32)
+        _stream_values(name, values, weights, neg_log, stream, spec)
+    raise InputFileError(name, f"-abc-tf {spec!r} makes the weight of the file's edge number {k + 1} negative or "
+                         "not finite; MCL needs finite weights >= 0. Drop such edges with a filter at the end "
+                         "of the transform, e.g. gq(0).")
 
 
 class _Weights:
