@@ -63,7 +63,36 @@ def start_matrix(graph, params):
 def _start(graph, params, engine=None):
     """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy),
     computed by `engine` (:meth:`Engine.start_matrix`; default: NumPy's)."""
-    return (Engine() if engine is None else engine).start_matrix(graph.csc, params)
+    return (Engine() if engine is None else engine).start_matrix(transformed_input(graph.csc, params), params)
+
+
+def transformed_input(matrix, params):
+    """The input weights after ``-tf`` (``params.transform``), as mcl transforms them: the
+    loops removed first where mcl discards them (``--discard-loops``, the default), so that
+    the transform sees no loop; `matrix` itself where there is no transform.
+
+    Examples
+    --------
+    >>> from netmcl.sparse import CscMatrix
+    >>> m = CscMatrix([0, 2, 3], [0, 1, 0], [9.0, 0.5, 0.5], 2)
+    >>> transformed_input(m, MclParams(transform="mul(4)")).toarray().tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
+    if params.transform is None:
+        return matrix
+    from .transforms import Transform
+
+    tf = Transform(params.transform)
+    if params.discard_loops:
+        tf.steps = (("#selfrm", None),) + tf.steps
+    out = tf.matrix(matrix)
+    if out.nnz and not (out.data.min() >= 0 and np.isfinite(out.data).all()):
+        bad = out.data[~(out.data >= 0) | ~np.isfinite(out.data)][0]
+        raise ParameterError(
+            f"The transform {params.transform!r} gives the weight {float(bad):g}: MCL needs finite weights >= 0 "
+            "(mcl would go on with a meaningless result). Add a filter such as gq(0) or a ceil() to the transform."
+        )
+    return out
 
 
 class MclState:
@@ -88,7 +117,7 @@ class MclState:
         self.inflation = inflation
         self.stats = history[-1]
         self.chaos = self.stats.chaos
-        self.converged = self.chaos < CHAOS_LIMIT
+        self.converged = self.chaos < CHAOS_LIMIT and iteration > params.initial_iterations
         self._history = list(history)
         self._engine = engine
         self._graph = graph
@@ -118,13 +147,21 @@ class MclState:
         """
         params = self._params
         clusters = sort_clusters(self._engine.clusters(overlap=params.overlap), params.sort)
+        if not params.force_connected:
+            return self._clustering_of(clusters)
+        parts = connected_parts(clusters, transformed_input(self._graph.csc, params))
+        clustering = self._clustering_of(parts)
+        clustering.before_split = self._clustering_of(clusters) if len(parts) != len(clusters) else None
+        return clustering
+
+    def _clustering_of(self, clusters):
         return Clustering(
             clusters,
             self._graph.labels,
             n_iterations=len(self._history),
             converged=self.converged,
             chaos=[s.chaos for s in self._history],
-            params=params,
+            params=self._params,
             stats=self._history,
         )
 
@@ -132,11 +169,69 @@ class MclState:
         return f"<MclState iteration={self.iteration} chaos={self.chaos:.4g} nnz={self.stats.kept}>"
 
 
+def connected_parts(clusters, matrix):
+    """mcl's ``--force-connected``: every cluster split into the connected components it
+    induces in `matrix` (arcs taken both ways), the parts then ordered largest first, ties
+    lexicographically (mcl's ``revsize`` order, whatever its ``-sort``).
+
+    Parameters
+    ----------
+    clusters : list of numpy.ndarray
+        Sorted node indices; a partition.
+    matrix : CscMatrix
+        The graph (mcl's: the input after ``-tf``).
+
+    Returns
+    -------
+    list of numpy.ndarray
+
+    Examples
+    --------
+    >>> from netmcl.sparse import CscMatrix
+    >>> path = CscMatrix([0, 1, 3, 4, 4], [1, 0, 2, 1], [1.0, 1.0, 1.0, 1.0], 4)  # 0 - 1 - 2, and 3
+    >>> [c.tolist() for c in connected_parts([np.array([0, 2, 3]), np.array([1])], path)]
+    [[0], [1], [2], [3]]
+    """
+    from .sparse import CscMatrix, indptr_of, weak_components
+
+    n = matrix.shape[0]
+    member = np.full(n, -1, dtype=np.int64)
+    for k, c in enumerate(clusters):
+        member[c] = k
+    rows = matrix.indices.astype(np.int64)
+    cols = matrix.columns().astype(np.int64)
+    inside = member[rows] == member[cols]
+    within = CscMatrix(indptr_of(cols[inside], n), rows[inside], np.ones(int(inside.sum()), np.float32), n)
+    _, part = weak_components(within)
+    out = []
+    for c in clusters:  # the parts of a cluster in the order of their smallest node (components are numbered so)
+        labels = part[c]
+        out.extend(c[labels == p] for p in np.unique(labels))
+    return sort_clusters(out, "revsize")
+
+
+def _check_undirected(matrix):
+    """Refuse ``force_connected`` on a graph with an arc whose reverse is missing: mcl's split of
+    such a graph follows rules netmcl does not reproduce (components neither weak nor strong)."""
+    n = matrix.shape[0]
+    rows = matrix.indices.astype(np.int64)
+    cols = matrix.columns().astype(np.int64)
+    if not np.array_equal(np.sort(cols * n + rows), np.sort(rows * n + cols)):
+        raise ParameterError(
+            "force_connected (--force-connected) needs an undirected graph (every arc's reverse present, as "
+            "--abc and symmetrize=True make it); this one has one-way arcs."
+        )
+
+
 def inflation_at(params, iteration):
     """The inflation mcl uses in `iteration` (1-based).
 
     mcl reads ``-I`` into a float32, then multiplies the value by 1.001 in
     double after every iteration from the 40th; this repeats that arithmetic.
+    The first ``-l`` iterations (`initial_iterations`) use ``-i``
+    (`initial_inflation`, read into a float32) instead, never bumped; the
+    bumps of ``-I`` start after the first iteration of the main phase (after
+    iteration ``max(40, l + 1)``), as in mcl.
 
     Examples
     --------
@@ -144,9 +239,13 @@ def inflation_at(params, iteration):
     1.399999976158142
     >>> inflation_at(MclParams(), 40), inflation_at(MclParams(), 41), inflation_at(MclParams(), 42)
     (2.0, 2.002, 2.0040019999999994)
+    >>> inflation_at(MclParams(initial_iterations=2, initial_inflation=3.0), 2)
+    3.0
     """
+    if iteration <= params.initial_iterations:
+        return float(np.float32(params.initial_inflation))
     inflation = float(np.float32(params.inflation))
-    for _ in range(BUMP_FROM, iteration):
+    for _ in range(max(BUMP_FROM, params.initial_iterations + 1), iteration):
         inflation *= 1.001
     return inflation
 
@@ -204,18 +303,23 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
     iteration (for a resumed run that had already converged, one state for
     its last iteration)."""
     current, history = (_start(graph, params, engine), []) if resume is None else (resume[0], list(resume[1]))
-    if release_input:
+    if params.force_connected and resume is None:
+        _check_undirected(transformed_input(graph.csc, params))
+    if release_input and not params.force_connected:  # --force-connected splits on the input graph
         graph._release_weights()
+    # components that converge stop iterating in a group of their own: not during the initial
+    # phase (-l), whose iterations mcl runs on every component
+    decompose = decompose and params.initial_iterations == 0
     groups = component_groups(current, components=engine.components) if decompose else [None]
     if len(groups) > 1 and engine.spawn(threads=1, share=1) is not None:
         engine = GroupedEngine(engine, groups, chaos_limit=CHAOS_LIMIT)
     engine.load(current, n_rule=graph.n)
     del current  # the engine holds it until the first iteration replaces it
     done = len(history)
-    if history and history[-1].chaos < CHAOS_LIMIT:
+    if history and history[-1].chaos < CHAOS_LIMIT and done > params.initial_iterations:
         yield MclState(done, inflation_at(params, done), history, engine, graph, params)
         return
-    for it in range(done + 1, params.max_iterations + 1):
+    for it in range(done + 1, params.initial_iterations + params.max_iterations + 1):
         inflation = inflation_at(params, it)
         history.append(engine.iterate(inflation, params.pruning()))
         _log_iteration(it, history[-1])
@@ -410,6 +514,10 @@ def cluster_graph(
     if warm_start is not None and warm_start is not False:
         from .warm import WarmEngine
 
+        if params.initial_iterations:
+            raise ParameterError("warm_start cannot be combined with initial_iterations (-l): the components of "
+                                 "a run with an initial phase are iterated together, so none can be reused.")
+
         warm = WarmEngine.resuming(engine, warm_start, params)
         return warm.finish(cluster_graph(graph, params, warm, progress=progress, decompose=False,
                                          release_input=release_input))
@@ -422,8 +530,8 @@ def cluster_graph(
     with progress_bar(progress, desc="mcl", unit="it", leave=False) as bar:
         for last in _states(graph, params, engine, decompose=decompose, resume=resume, release_input=release_input):
             if checkpoint is not None and last.iteration > done:
-                checkpoint.save(last._engine, last._history,
-                                final=last.converged or last.iteration == params.max_iterations)
+                last_one = params.initial_iterations + params.max_iterations
+                checkpoint.save(last._engine, last._history, final=last.converged or last.iteration == last_one)
             bar.set_postfix(chaos=f"{last.chaos:.3g}")
             bar.update()
     if not last.converged:

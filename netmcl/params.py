@@ -85,12 +85,19 @@ PARAMETERS = (
     Parameter("loop_gain", "-c", None, "", "f", "float", "multiply the weights of the loops (self-edges) by f"),
     Parameter("discard_loops", "--discard-loops", True, "True", "y|n", "bool",
               "replace the input's loops by each node's largest weight (n: keep them as they are)"),
+    Parameter("transform", "-tf", None, "", "spec", "str",
+              "transform the weights first with mcl's transform language, e.g. 'gq(0.3),#knn(20)'"),
+    Parameter("force_connected", "--force-connected", False, "False", "y|n", "bool",
+              "split every cluster into its connected parts in the (transformed) input graph"),
     Parameter("overlap", "-overlap", "cut", "cut", "mode", "str",
               "nodes attracted to several clusters: cut keeps them in one, keep in all, split apart",
               choices=OVERLAP_MODES),
     Parameter("sort", "-sort", "revsize", "revsize", "mode", "str",
               "cluster order: revsize (largest first), size, lex, none", choices=SORT_MODES),
-    Parameter("max_iterations", "-L", 10000, "10000", "n", "int", "stop after n iterations"),
+    Parameter("max_iterations", "-L", 10000, "10000", "n", "int", "stop after n iterations (of the main phase)"),
+    Parameter("initial_iterations", "-l", 0, "0", "n", "int",
+              "run n iterations at the initial inflation -i before the main phase"),
+    Parameter("initial_inflation", "-i", None, "2.0", "f", "float", "the inflation of the first -l iterations"),
     Parameter("engine", "--engine", "cpu", "cpu", "NAME", "str",
               "where the arithmetic runs (netmcl.engines.available_engines())", engine=True),
     Parameter("threads", "-te", None, "all cores", "n", "int",
@@ -259,7 +266,18 @@ class MclParams:
     sort : {"revsize", "size", "lex", "none"}
         ``-sort``.
     max_iterations : int
-        ``-L``: the iteration cap.
+        ``-L``: the iteration cap of the main phase.
+    transform : str or None
+        ``-tf``: a transform (:mod:`netmcl.transforms`) applied to the graph's
+        weights after its loops are removed and before loops are added.
+    initial_iterations : int
+        ``-l``: iterations at `initial_inflation` before the main phase (which
+        checks convergence only after them).
+    initial_inflation : float
+        ``-i``: the inflation of those iterations.
+    force_connected : bool
+        ``--force-connected``: split every cluster into the connected
+        components it induces in the (transformed) input graph.
     """
 
     inflation: float = 2.0
@@ -273,6 +291,10 @@ class MclParams:
     overlap: str = "cut"
     sort: str = "revsize"
     max_iterations: int = 10000
+    transform: str = None
+    initial_iterations: int = 0
+    initial_inflation: float = 2.0
+    force_connected: bool = False
 
     @classmethod
     def build(cls, **params):
@@ -346,6 +368,24 @@ class MclParams:
         if sort not in SORT_MODES:
             _fail("sort", f"one of {SORT_MODES}", sort)
         max_iterations = positive_integer("max_iterations", max_iterations)
+        transform = values["transform"]
+        if transform is not None:
+            from .transforms import parse_transform
+
+            parse_transform(transform)  # a mistake named before a large graph is read
+        initial_iterations = _number("initial_iterations", values["initial_iterations"], integer=True)
+        if initial_iterations < 0:
+            _fail("initial_iterations", "a non-negative integer", initial_iterations)
+        initial_inflation = values["initial_inflation"]
+        initial_inflation = 2.0 if initial_inflation is None else _number("initial_inflation", initial_inflation)
+        if not 0 < initial_inflation <= MAX_INFLATION:
+            _fail("initial_inflation", f"a float in (0, {MAX_INFLATION:g}]", initial_inflation)
+        force_connected = values["force_connected"]
+        if not isinstance(force_connected, bool):
+            _fail("force_connected", "True or False", force_connected)
+        if force_connected and overlap == "keep":
+            _fail("force_connected", "False with overlap='keep' (a node in two clusters has no one part)",
+                  force_connected)
         return cls(
             inflation=inflation,
             pruning_number=P,
@@ -358,6 +398,10 @@ class MclParams:
             overlap=overlap,
             sort=sort,
             max_iterations=max_iterations,
+            transform=transform,
+            initial_iterations=initial_iterations,
+            initial_inflation=initial_inflation,
+            force_connected=force_connected,
         )
 
     @property

@@ -18,6 +18,7 @@ import sys
 import time
 import warnings
 
+import numpy as np
 
 from .._version import __version__
 from ..exceptions import InputFileError, NetmclError, ParameterError
@@ -122,6 +123,28 @@ def _parser():
         action="store_true",
         help="skip the first line of a label file (a header such as "
         "'protein1 protein2 combined_score'); netmcl's own flag",
+    )
+    g.add_argument(
+        "-abc-tf",
+        metavar="SPEC",
+        dest="abc_tf",
+        help="with --abc: transform every line's weight with mcl's transform language (edge functions, e.g. "
+        "'ceil(200)'), before edges are mirrored and merged",
+    )
+    g.add_argument(
+        "--abc-neg-log10",
+        action="store_const",
+        const="log10",
+        dest="neg_log",
+        help="with --abc: replace every weight (an e-value) by -log10 of it, 0 by the largest float/ln 10; "
+        "before -abc-tf",
+    )
+    g.add_argument(
+        "--abc-neg-log",
+        action="store_const",
+        const="log",
+        dest="neg_log",
+        help="with --abc: replace every weight by -ln of it, 0 by the largest float; before -abc-tf",
     )
     g.add_argument(
         "-use-tab",
@@ -272,9 +295,12 @@ def _read_graph(args):
     if args.abc:
         if args.use_tab is not None:
             raise ParameterError("-use-tab gives labels to a native matrix; a label file (--abc) has its own.")
-        return read_abc(args.file, skip_header=args.skip_header)
+        return read_abc(args.file, skip_header=args.skip_header, transform=args.abc_tf, neg_log=args.neg_log)
     if args.skip_header:
         raise ParameterError("--skip-header applies to label files; add --abc.")
+    if args.abc_tf is not None or args.neg_log is not None:
+        raise ParameterError("-abc-tf, --abc-neg-log and --abc-neg-log10 transform a label file's weights as they "
+                             "are read; add --abc (for a native matrix use -tf).")
     return read_mci(args.file, tab=args.use_tab)
 
 
@@ -412,6 +438,8 @@ def _run(args):
             inflation=args.inflation,
             preinflation=args.preinflation,
             loop_gain=args.loop_gain,
+            initial_iterations=args.initial_iterations,
+            initial_inflation=args.initial_inflation,
             odir=args.odir,
             prefix=prefix,
             suffix=args.aa,
@@ -422,6 +450,10 @@ def _run(args):
         print(out)
         return 0
     params, engine = _params_and_engine(args)
+    if args.abc_tf is not None:
+        from ..transforms import Transform
+
+        Transform(args.abc_tf).values(np.zeros(0, np.float32))  # refused before the file is read
     from ..engines.cpu import map_large_blocks, one_arena
     from ..mcl import cluster_graph
 
@@ -455,6 +487,12 @@ def _run(args):
     except OSError as exc:
         raise OSError(f"cannot write the output file {out}: {exc.strerror or exc}") from None
     t_write = time.perf_counter() - t_write
+    before = getattr(clustering, "before_split", None)
+    if before is not None and out != "-":  # as mcl: the clustering before --force-connected split it
+        try:
+            write_clusters(out + "-rags", before, format="native")
+        except OSError as exc:
+            raise OSError(f"cannot write {out}-rags: {exc.strerror or exc}; the clusters were written.") from None
     if args.report is not None:
         from ..io.tables import write_run_report
 

@@ -21,7 +21,7 @@ def _yes_no(text):
 
 
 #: other spellings of a parameter's flag that the command takes
-_ALIASES = {"discard_loops": ("-discard-loops",), "threads": ("--threads",)}
+_ALIASES = {"discard_loops": ("-discard-loops",), "threads": ("--threads",), "force_connected": ("-force-connected",)}
 _KINDS = {"float": float, "int": int, "bool": _yes_no, "str": str}
 
 
@@ -53,13 +53,15 @@ def _code(value, scale):
 
 
 def output_name(
-    file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=None, prefix=None, suffix=None, i3=False
+    file, *, inflation=2.0, preinflation=None, loop_gain=None, odir=None, prefix=None, suffix=None, i3=False,
+    initial_iterations=0, initial_inflation=None,
 ):
     """The output file name mcl chooses when no ``-o`` is given.
 
-    ``out.<basename of file>.I<inflation x 10>``, then ``pi<x 10>`` and
-    ``c<x 10>`` when ``-pi`` or ``-c`` is given, exactly as mcl 22-282
-    builds it (check with ``mcl FILE -az``).
+    ``out.<basename of file>.I<inflation x 10>``, then ``l<n>i<x 10>`` for
+    an initial phase (``-l`` n > 0), ``pi<x 10>`` and ``c<x 10>`` when
+    ``-pi`` or ``-c`` is given, exactly as mcl 22-282 builds it (check with
+    ``mcl FILE -az``).
 
     Examples
     --------
@@ -67,9 +69,13 @@ def output_name(
     'out.graph.abc.I14'
     >>> output_name("graph.abc", inflation=2.5, preinflation=1.5, loop_gain=3, odir="results")
     'results/out.graph.abc.I25pi15c30'
+    >>> output_name("graph.abc", initial_iterations=12, initial_inflation=1.45)
+    'out.graph.abc.I20l12i15'
     """
     name = prefix if prefix is not None else "out." + os.path.basename(file)
     name += ".I" + _code(inflation, 100 if i3 else 10)
+    if initial_iterations:
+        name += f"l{int(initial_iterations)}i" + _code(2.0 if initial_inflation is None else initial_inflation, 10)
     if preinflation is not None:
         name += "pi" + _code(preinflation, 10)
     if loop_gain is not None:

@@ -1,6 +1,7 @@
 """mcl's label input (``mcl --abc``): ``label label [weight]`` per line."""
 
 import logging
+import os
 
 import numpy as np
 
@@ -55,7 +56,7 @@ _MESSAGES = {
 }
 
 
-def read_abc(path, *, skip_header=False, symmetrize=True):
+def read_abc(path, *, skip_header=False, symmetrize=True, transform=None, neg_log=None):
     """Read a label (ABC) file exactly as ``mcl --abc`` reads it.
 
     Each line holds an edge: two node labels and an optional weight.  A line
@@ -77,6 +78,17 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         such as ``protein1 protein2 combined_score``).
     symmetrize : bool, default True
         Mirror every edge, as mcl does; False keeps arcs as given.
+    transform : str, optional
+        mcl's ``-abc-tf``: edge functions of the transform language
+        (:mod:`netmcl.transforms`, e.g. ``"ceil(200)"``) applied to every
+        line's weight as stored (float32), before edges are mirrored and
+        merged; a line whose weight it makes 0 adds its nodes but no edge.
+    neg_log : {None, "log", "log10"}
+        mcl's ``--abc-neg-log`` / ``--abc-neg-log10`` for e-values and
+        p-values: every weight ``v`` as read (in double, so that e-values
+        below float32's range such as 1e-180 keep their size) is replaced by
+        ``-log(v)`` or ``-log10(v)``, and a weight of 0 by the largest
+        float32 (divided by ln 10 for log10); `transform` comes after.
 
     Returns
     -------
@@ -117,6 +129,14 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     8 n bytes and 8 n more while its edges are merged (an edge given both ways
     once), then 24 e while they are mirrored: not the whole file's text.
 
+    BLAST or DIAMOND e-values, as mcl users read them
+    (``mcl FILE --abc --abc-neg-log10 -abc-tf 'ceil(200)'``):
+
+    >>> import io
+    >>> hits = b"p1 p2 1e-180\\np2 p3 2e-5\\np1 p3 0\\n"
+    >>> read_abc(io.BytesIO(hits), neg_log="log10", transform="ceil(200)").matrix.toarray().tolist()
+    [[0.0, 180.0, 200.0], [180.0, 0.0, 4.698969841003418], [200.0, 4.698969841003418, 0.0]]
+
     Examples
     --------
     >>> import io
@@ -134,6 +154,19 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     ['a', 'b']
     """
     name = display_name(path)
+    if neg_log not in (None, "log", "log10"):
+        from ..exceptions import ParameterError
+
+        raise ParameterError(
+            f"neg_log must be None, 'log' (--abc-neg-log) or 'log10' (--abc-neg-log10). Got {neg_log!r}."
+        )
+    stream = None
+    if transform is not None:
+        from ..transforms import Transform
+
+        stream = Transform(transform)
+        stream.values(np.zeros(0, np.float32))  # a graph-wide function is refused before the file is read
+    weights = _Weights(skip_header) if neg_log is not None else None
     scan = _Scan(name, skip_header)
     pending, first = b"", True
     for block in read_input_blocks(path):
@@ -144,6 +177,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
         whole = block.rfind(b"\n") + 1  # the block's whole lines; the rest waits for the next block
         if whole:
             scan(block, whole)
+            if weights is not None:
+                weights(block, whole)
         pending = block[whole:]
         if len(pending) > LONGEST_LINE:
             line = int(scan.state[_codes.S_LINE]) + 1
@@ -152,6 +187,8 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             )
     if pending:
         scan(pending, len(pending))
+        if weights is not None:
+            weights(pending, len(pending))
     if not scan.src.size:
         raise InputFileError(
             name, "The file has no edges: it is empty or holds only comments and blank lines."
@@ -164,7 +201,11 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
             name,
         )
     arcs = [scan.dst.array(), scan.src.array(), scan.values.array()]  # held by this list alone, freed once merged
-    if scan.tiny:  # mcl keeps these edges, with weight 0: only weights that are 0 add no arc
+    if neg_log is not None or stream is not None:
+        arcs[2] = _stream_values(name, arcs[2], weights, neg_log, stream, transform)
+        if isinstance(arcs[2], int):  # the edge whose weight the transform spoiled: find its line
+            _spoiled(path, name, arcs[2], skip_header, neg_log, stream, transform)
+    elif scan.tiny:  # mcl keeps these edges, with weight 0: only weights that are 0 add no arc
         arcs[2] = arcs[2].astype(np.float64)
         arcs[2][list(scan.tiny)] = list(scan.tiny.values())
     lines = arcs[0].size
@@ -172,6 +213,98 @@ def read_abc(path, *, skip_header=False, symmetrize=True):
     graph = SparseGraph._from_arcs(arcs, len(labels), symmetrize, labels, merge=merge_arcs)
     log.info("read %s: %d lines with edges, %d nodes, %d arcs", name, lines, graph.n, graph.nnz)
     return graph
+
+
+def _stream_values(name, values, weights, neg_log, stream, spec):
+    """The weights of the lines after ``--abc-neg-log[10]`` and ``-abc-tf``, refused where
+    they are not finite and >= 0 (MCL needs similarities; mcl would go on regardless).
+    ``-abc-tf`` alone takes the weights as stored (float32, as mcl applies it)."""
+    read, lines = weights.arrays() if weights is not None else (values.astype(np.float64), None)
+    if read.size != values.size:  # the two readers must agree on which lines are edges
+        raise AssertionError(f"{read.size} weights for {values.size} edges")
+    if neg_log is not None:
+        from ..transforms import neg_log as _neg_log
+
+        values = _neg_log(read, base=10 if neg_log == "log10" else None)
+    if stream is not None:
+        values = stream.values(values)
+    bad = ~(values >= 0) | ~np.isfinite(values)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        if lines is None:
+            return k
+        what = " and ".join(w for w in (
+            {"log": "--abc-neg-log", "log10": "--abc-neg-log10"}.get(neg_log), spec and f"-abc-tf {spec!r}") if w)
+        hint = " (an e-value above 1 has a negative -log)" if neg_log is not None else ""
+        raise InputFileError(
+            name, f"After {what}, this line's weight {read[k]:g} becomes {float(values[k]):g}; MCL needs finite "
+            f"weights >= 0 (mcl would go on with a meaningless result){hint}. Drop such edges with a filter at the "
+            "end of the transform, e.g. -abc-tf 'gq(0)' (transform='gq(0)').", line=int(lines[k]),
+        )
+    return values
+
+
+def _spoiled(path, name, k, skip_header, neg_log, stream, spec):
+    """Raise the error of :func:`_stream_values` for edge `k`, with its line: the file is read
+    again (lines counted) where it can be; standard input and streams are named by edge."""
+    if isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-":
+        weights = _Weights(skip_header)
+        for block in read_input_blocks(path, -1):
+            weights(block[text_start(block, name, "label file"):], len(block))
+        values = weights.arrays()[0].astype(np.float32)
+        _stream_values(name, values, weights, neg_log, stream, spec)
+    raise InputFileError(name, f"-abc-tf {spec!r} makes the weight of the file's edge number {k + 1} negative or "
+                         "not finite; MCL needs finite weights >= 0. Drop such edges with a filter at the end "
+                         "of the transform, e.g. gq(0).")
+
+
+class _Weights:
+    """The weights of a label file's edge lines as the doubles written (what
+    ``--abc-neg-log`` takes, before float32 rounds 1e-180 to 0), read line by
+    line as :func:`netmcl.io._scan.scan_abc` splits them; that scanner has
+    already refused every malformed line, so each field read here is a number."""
+
+    def __init__(self, skip_header):
+        self.header = bool(skip_header)
+        self.parts, self.numbers, self.line = [], [], 0
+
+    def __call__(self, data, size):
+        out, numbers = [], []
+        for self.line, line in enumerate(data[:size].split(b"\n"), self.line + 1):
+            value = self._field(line)
+            if value is not None:
+                out.append(1.0 if not value else float(value))
+                numbers.append(self.line)
+        self.parts.append(np.array(out, dtype=np.float64))
+        self.numbers.append(np.array(numbers, dtype=np.int64))
+        self.line -= data[:size].endswith(b"\n")  # the empty piece after a block's last newline is no line
+
+    def _field(self, line):
+        """The weight's text of an edge line (b"" if none), None for a line that is no edge."""
+        stripped = line.lstrip(b" \t\n\r\x0b\x0c")
+        if not stripped or stripped[:1] == b"#":
+            return None
+        if self.header:
+            self.header = False
+            return None
+        lead = line[: len(line) - len(stripped)]
+        start = 0 if b"\t" in lead else len(lead)
+        tab = line.find(b"\t", start)
+        if tab >= 0:  # label TAB label [TAB value]
+            rest = line[tab + 1 :].lstrip(b" \t\r\x0b\x0c")
+            cut = rest.find(b"\t")
+            rest = b"" if cut < 0 else rest[cut:]
+        else:  # label label [value], blank-separated
+            fields = stripped.split(None, 2)
+            rest = fields[2] if len(fields) > 2 else b""
+        fields = rest.split(None, 1)
+        return fields[0] if fields else b""
+
+    def arrays(self):
+        """The weights (float64) and the 1-based line number of each."""
+        if not self.parts:
+            return np.zeros(0), np.zeros(0, np.int64)
+        return np.concatenate(self.parts), np.concatenate(self.numbers)
 
 
 def _widened(ids):
