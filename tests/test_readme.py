@@ -55,6 +55,8 @@ def _inputs(directory):
     with gzip.open(cyc2008_path(), "rb") as src:
         (directory / "complexes.txt").write_bytes(src.read())
     netmcl.write_mci(directory / "graph.mci", netmcl.read_abc(directory / "net.abc"), tab=directory / "graph.tab")
+    with gzip.open(ROOT / "tests" / "data" / "networks" / "skunavirus_protein_graphs.txt.gz", "rb") as src:
+        (directory / "hits.abc").write_bytes(src.read())  # DIAMOND e-values
     genes = netmcl.datasets.load_yeast_gene_names()
     (directory / "genes.tsv").write_text("".join(f"{orf}\t{gene}\n" for orf, gene in genes.items()))
     (directory / "complexes.gmt").write_text("".join(
@@ -167,6 +169,7 @@ def test_shell_blocks_run(tmp_path, cytoscape):
     assert (tmp_path / "clusters.png").stat().st_size > 10_000 and (tmp_path / "string.tsv").exists()
     assert '"complex 1"' in (tmp_path / "view.html").read_text(encoding="utf-8")  # --html --complexes
     assert netmcl.read_clusters(tmp_path / "proj" / "rcl.res50.cls")  # netmcl rcl
+    assert len(netmcl.read_clusters(tmp_path / "families.txt")) > 100  # e-values into protein families
     named = (tmp_path / "named.html").read_text(encoding="utf-8")  # --names, --complexes FILE.gmt
     assert '"cytoplasmic ribosomal large subunit"' in named and '"TFC3"' in named
     assert len(cytoscape.networks) == 1
