@@ -308,7 +308,8 @@ def test_tutorial_runs_and_pushes_the_yeast_network(cytoscape, tmp_path, monkeyp
     for name in ("yeast_clusters", "yeast_cluster_graph", "yeast_cluster_sizes", "yeast_inflation_sweep"):
         assert (tmp_path / f"{name}.png").stat().st_size > 10_000
     page = (tmp_path / "yeast_view.html").read_text(encoding="utf-8")
-    assert page == ns["page"].html and '"complex 1"' in page  # the largest cluster is CYC2008's first complex
+    assert page == ns["page"].html  # the largest cluster is named by its CYC2008 complex, proteins by gene
+    assert '"cytoplasmic ribosomal large subunit"' in page and '"TFC3"' in page
     net = cytoscape.network("Collins 2007 yeast PPI")
     assert len(net.node_table.rows) == 1622 and len(net.edge_table.rows) == 9074
     clusters = net.node_table.column("mcl_cluster")
