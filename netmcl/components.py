@@ -96,19 +96,13 @@ class _Group:
             # a fixed point stays one under the same inflation, or any when every column is a single 1.0
             self.stats = dataclasses.replace(self.stats, seconds=0.0, extra={})
             return
-        # a group below the chaos limit is checked for a fixed point (which holds its last two iterands)
-        before = self.engine.result() if self.stats is not None and self.stats.chaos < chaos_limit else None
-        self.stats = self.engine.iterate(inflation, pruning)
-        self.inflation = inflation
+        # a group below the chaos limit is checked for a fixed point, by its engine (where the iterand is)
         self.fixed = False
-        if before is not None:
-            after = self.engine.result()
-            self.fixed = (
-                np.array_equal(before.indptr, after.indptr)
-                and np.array_equal(before.indices, after.indices)
-                and np.array_equal(before.data, after.data)
-            )
-            self.ones = self.fixed and bool(np.all(after.data == 1.0))
+        if self.stats is not None and self.stats.chaos < chaos_limit:
+            self.stats, self.fixed, self.ones = self.engine.iterate_compared(inflation, pruning)
+        else:
+            self.stats = self.engine.iterate(inflation, pruning)
+        self.inflation = inflation
         if self.stats.chaos < chaos_limit:
             self.engine.release_scratch()  # kept free while the other groups iterate
 
