@@ -22,6 +22,16 @@ Three levels of distribution use this one task:
 * an inflation sweep (:func:`netmcl.sweep`): each inflation's run after the
   shared first expansion is one task (:meth:`DaskEngine.sweep_runs`).
 
+Under a per-worker budget (``max_memory``) each block sits on a worker of its
+own and its task computes its columns in phases, as the CPU engine does under
+its budget: the task plans a phase from its own columns and the lengths of
+the columns they read, fetches those columns from the workers holding them
+(a small task on each), computes the phase and drops what it fetched.  No
+worker, and not the client, then holds more than its block, the next one and
+one phase's columns.  A group of components near convergence is checked for a
+fixed point on the workers too (:meth:`DaskEngine.iterate_compared`): only
+the answer comes back.
+
 Faults: every block task is a pure function of the previous iteration's block
 futures, and the start blocks are tasks holding their data (never scattered),
 so a worker that dies takes nothing that cannot be recomputed: Dask recomputes
@@ -184,6 +194,8 @@ PLAN_COLUMNS = 4096
 READ_COPIES = 3
 #: bytes held per estimated entry of a phase's new columns: the kernel's results and their copy in the new block
 KEPT_COPIES = 2
+#: heavy columns are expanded in runs only where the runs' work arrays take at most 1/RUN_SHARE of a step's budget
+RUN_SHARE = 8
 
 
 def _copy_columns(starts, counts, indices, data, to_idx, to_val):
@@ -277,6 +289,8 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
     m = hi - lo
     length = np.concatenate(lengths).astype(np.int64, copy=False)
     run = K.run_size(n, C.WIDE_RUNS, C.lane_nodes(L2_BYTES), C.narrow_nodes(L2_BYTES))
+    if run > 1 and RUN_SHARE * scratch_bytes(n, run) > budget:
+        run = 1  # heavy columns one at a time: slower, but their accumulators would take much of the budget
     # the survey of the block's columns reads only its own entries and the other columns' lengths
     colstart, colstop = np.zeros(n, dtype=np.int64), length.copy()
     colstart[lo:hi], colstop[lo:hi] = indptr[:-1], indptr[1:]
@@ -286,11 +300,12 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
     K.column_survey(colstart, colstop, cuts, indices, exc, none, data, lo, hi, flops, leaders)
     del leaders
     estimate = column_estimates(flops[lo:hi], pruning, n)
-    sequence = np.arange(n, dtype=np.int64)
+    sequence = np.arange(lo, hi, dtype=np.int64)  # the block's columns in column order
     need = np.zeros(n, dtype=bool)
     counts_out = np.zeros(m, dtype=np.int64)
     work = K.work_arrays(n, run)
-    fixed = _block_bytes(own) + 8 * 7 * n + n + 8 * m + scratch_bytes(n, run)
+    # the block, colstart, colstop, flops, length and need, the new column counts and order, the work arrays
+    fixed = _block_bytes(own) + 8 * 4 * n + n + 16 * m + scratch_bytes(n, run)
     reserve = int(estimate.sum()) + 1
     out_idx, out_val = Appender(np.int32, min(reserve, indices.size + m + 1), reserve), \
         Appender(np.float32, min(reserve, indices.size + m + 1), reserve)
@@ -306,13 +321,14 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
         while start < m:
             written = out_idx.resident_bytes + out_val.resident_bytes
             stop = _plan_phase(start, indptr, indices, lo, length, estimate, budget - fixed - written, need)
-            if stop is None:
-                raise ParameterError(
+            if stop is None:  # said by the client (a task that raised would be retried)
+                return None, {"error": (
                     f"A Dask worker's memory budget (max_memory = {budget:,} bytes for this block) cannot hold "
                     f"column {lo + start} of this iteration: the block's columns and the worker's scratch take "
-                    f"{fixed + written:,} bytes. Raise max_memory, use more workers (smaller blocks), or prune "
-                    "harder (lower -P/-S/-R)."
-                )
+                    f"{fixed + written:,} bytes, and the column with the columns it reads up to "
+                    f"{KEPT_COPIES * 8 * int(estimate[start]) + READ_COPIES * 8 * int(length[indices[indptr[start]:indptr[start + 1]]].sum() + length[lo + start]):,} more. "
+                    "Raise max_memory, use more workers (smaller blocks), or prune harder (lower -P/-S/-R)."
+                )}, None
             need[indices[indptr[start] : indptr[stop]]] = True
             need[lo + start : lo + stop] = True
             ids = np.flatnonzero(need)
@@ -348,7 +364,7 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
             del parts
             cnt, idx, val, ch, st = K.expand_columns(
                 n_rule, n, colstart, colstop, buf_idx, exc, none, none, buf_val, flops, cuts, sequence,
-                lo + start, lo + stop, cut, select, recover, pct, 0.0 if inflation is None else inflation,
+                start, stop, cut, select, recover, pct, 0.0 if inflation is None else inflation,
                 C.LANE_SHARING, C.LONE_READS, least, run, int(estimate[start:stop].sum()), work,
             )
             peak = max(peak, fixed + written + buf_idx.nbytes + buf_val.nbytes + held + 2 * (idx.nbytes + val.nbytes))
@@ -459,8 +475,19 @@ class DaskEngine(Engine):
         How many groups of components the client keeps iterating at once, and
         the default block count of one component; default: the cluster's
         worker threads.
-    max_memory : optional
-        Not used (each worker has its own memory limit).
+    max_memory : int or str, optional
+        A budget per worker (``"6G"``), planned as the CPU engine plans its
+        own (:func:`~netmcl.engines.cpu.engine.column_estimates`,
+        :func:`~netmcl.engines.cpu.engine.phase_stop`): each block then sits
+        on a worker of its own (at most one block a worker) and iterates in
+        phases, each phase fetching from the other workers only the columns
+        its columns read, and dropping them before the next.  It bounds what
+        the step holds: its block, the new block as it grows, the work
+        arrays and a phase's columns; a worker of several threads shares it
+        among them.  A worker holds its part of the iterand twice (the
+        block and the next one), so the budget must exceed twice the
+        iterand divided by the workers; the phases fit the rest.  Default:
+        no budget (each block's task receives the whole blocks it reads).
     client : distributed.Client, optional
         The cluster's client; default: `scheduler`'s, else the default client
         (``distributed.default_client()``).  No cluster is ever started here.
@@ -636,6 +663,9 @@ class DaskEngine(Engine):
                    for b, s in enumerate(steps)] if self.phased else []
         stats = self._gather([self.client.submit(operator.getitem, s, 1, key=self._key("stats", b), pure=False)
                               for b, s in enumerate(steps)])
+        refused = [s["error"] for s in stats if "error" in s]
+        if refused:
+            raise ParameterError(refused[0])
         if self.phased:  # bytes that moved between workers: the columns each step fetched
             remote = sum(s["fetched"] for s in stats)
         else:  # blocks read by a task that ran elsewhere than they were
