@@ -116,11 +116,12 @@ def test_a_sweep_runs_its_inflations_on_the_workers(client, tmp_path):
         assert_same(result[inflation], case, f"sweep at {inflation} on the dask engine")
 
 
-def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path):
+@pytest.mark.parametrize("budget", [None, "8M"], ids=["whole blocks", "phases under a budget"])
+def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path, budget):
     case = _case("networks", "bionic_Hu-2007-I1.4")
     graph = _graph("networks", case["input"], tmp_path)
     kwargs = mg.mcl_kwargs(case["args"])
-    states = mcl_iterates(graph, engine="dask", client=client, blocks=2, **kwargs)
+    states = mcl_iterates(graph, engine="dask", client=client, blocks=2, max_memory=budget, **kwargs)
     first = next(states)
     victim = sorted(first.stats.extra["worker_seconds"])[0]
     # the worker exits: the blocks it held are recomputed from the iteration before, elsewhere
@@ -129,6 +130,7 @@ def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path):
     killer.join(timeout=30)
     *_, last = states
     assert_same(last.clustering(), case, "bionic_Hu-2007-I1.4 with a worker killed after iteration 1")
+    assert budget is None or max(s.extra["phases"] for s in last.clustering().stats) > 1
     client.wait_for_workers(2, timeout=60)
     assert victim not in client.scheduler_info()["workers"]  # it did exit (its nanny started another)
 
