@@ -108,7 +108,7 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
 
     from .cpu import _constants as C
     from .cpu._compiled import kernels
-    from .cpu.engine import L2_BYTES
+    from .cpu.engine import L2_BYTES, NARROW_NODES, column_estimates
 
     t0 = time.perf_counter()
     K = kernels()
@@ -118,26 +118,40 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
         colstart[blo:bhi] = indptr[:-1] + offset
         colstop[blo:bhi] = indptr[1:] + offset
         offset += int(indptr[-1])
-    indices = np.concatenate([p[3] for p in parts]).astype(np.int32, copy=False)
-    data = np.concatenate([p[4] for p in parts])
+    indices = np.concatenate([p[3] for p in parts]) if len(parts) > 1 else parts[0][3]
+    data = np.concatenate([p[4] for p in parts]) if len(parts) > 1 else parts[0][4]
     cuts = np.empty((0, n), dtype=np.int64)
-    exc, none = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64)
+    survey, expand = K.column_survey, K.expand_columns
+    if n <= NARROW_NODES:  # rows as the CPU engine keeps them: uint16 offsets in row blocks (less to read)
+        if n > 1 << C.BLOCK_SHIFT:
+            cuts = K.block_cuts(colstart, colstop, indices.astype(np.int32, copy=False), -(-n >> C.BLOCK_SHIFT))
+        indices = indices.astype(np.uint16)
+        survey, expand = K.column_survey_u16, K.expand_columns_u16
+    else:
+        indices = indices.astype(np.int32, copy=False)
+    exc, none = np.empty(0, dtype=indices.dtype), np.empty(0, dtype=np.int64)
     flops, leaders = np.zeros(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    K.column_survey(colstart, colstop, cuts, indices, exc, none, data, lo, hi, flops, leaders)
+    survey(colstart, colstop, cuts, indices, exc, none, data, lo, hi, flops, leaders)
     cut, select, recover, pct = pruning
-    cap = max(int(0.99999 / cut) + 1 if cut > 0 else n, select, recover, 1)
-    room = int((np.minimum(np.minimum(flops[lo:hi], n), cap) + 1).sum())
+    room = int(column_estimates(flops[lo:hi], pruning, n).sum())
     run = K.run_size(n, C.WIDE_RUNS, C.lane_nodes(L2_BYTES), C.narrow_nodes(L2_BYTES))
     sequence = np.arange(n, dtype=np.int64)
     order = _order(n_rule, n, lo, hi, flops, leaders)
     if order is not None:
         sequence[lo:hi] = order
-    cnt, idx, val, chaos, st = K.expand_columns(
+    cnt, idx, val, chaos, st = expand(
         n_rule, n, colstart, colstop, indices, exc, none, none, data, flops, cuts, sequence,
         lo, hi, cut, select, recover, pct, 0.0 if inflation is None else inflation, C.LANE_SHARING, C.LONE_READS,
         least, run, room, K.work_arrays(n, run),
     )
-    cnt = cnt.ravel()
+    del indices, data, colstart, colstop
+    cnt = cnt.reshape(hi - lo, -1)
+    if cnt.shape[1] > 1:  # a column's entries row block after row block: each block's offset added back
+        high = np.repeat(np.tile(np.arange(cnt.shape[1], dtype=np.int32) << C.BLOCK_SHIFT, hi - lo), cnt.ravel())
+        idx = idx.astype(np.int32)
+        idx += high
+        del high
+    cnt = cnt.sum(axis=1)
     idx = idx.astype(np.int32, copy=False)
     if order is not None:  # the columns back in column order
         at = np.zeros(hi - lo, dtype=np.int64)
