@@ -597,8 +597,9 @@ class DaskEngine(Engine):
             at, to = int(m.indptr[lo]), int(m.indptr[hi])
             indices = m.indices[at:to].astype(np.int32)
             block = (lo, hi, m.indptr[lo : hi + 1] - at, indices, m.data[at:to].copy())
-            # under a budget, each block on a worker of its own (another one where that one is lost)
-            where = dict(workers=[names[b % len(names)]], allow_other_workers=True) if self.phased and names else {}
+            # under a budget, each block of several on a worker of its own (another one where that one is lost)
+            spread = self.phased and names and self.bounds.size > 2
+            where = dict(workers=[names[b % len(names)]], allow_other_workers=True) if spread else {}
             self._futures.append(self.client.submit(_block_of, *block, key=self._key("start", b), pure=False,
                                                     **where))
             if self.phased:
