@@ -47,6 +47,7 @@ import contextlib
 import operator
 import time
 import uuid
+import warnings
 
 import numpy as np
 
@@ -600,8 +601,10 @@ class DaskEngine(Engine):
             # under a budget, each block of several on a worker of its own (another one where that one is lost)
             spread = self.phased and names and self.bounds.size > 2
             where = dict(workers=[names[b % len(names)]], allow_other_workers=True) if spread else {}
-            self._futures.append(self.client.submit(_block_of, *block, key=self._key("start", b), pure=False,
-                                                    **where))
+            with warnings.catch_warnings():  # the data travels with the task (its lineage's root), by design
+                warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+                self._futures.append(self.client.submit(_block_of, *block, key=self._key("start", b), pure=False,
+                                                        **where))
             if self.phased:
                 self._lengths.append(self.client.submit(_same, np.diff(block[2]), key=self._key("lengths", b),
                                                         pure=False, **where))
@@ -754,8 +757,10 @@ class DaskEngine(Engine):
     def sweep_runs(self, graph, settings, expansion, first):
         """Each inflation's run of a sweep (after the shared first expansion) as a task:
         yields ``(clustering, seconds)`` in the order of `settings`."""
-        g = self.client.submit(_same, graph, key=f"netmcl-{self._run}-graph", pure=False)
-        e = self.client.submit(_same, expansion, key=f"netmcl-{self._run}-expansion", pure=False)
+        with warnings.catch_warnings():  # the data travels with the tasks (their lineage's root), by design
+            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+            g = self.client.submit(_same, graph, key=f"netmcl-{self._run}-graph", pure=False)
+            e = self.client.submit(_same, expansion, key=f"netmcl-{self._run}-expansion", pure=False)
         workers = sorted(self.client.scheduler_info()["workers"]) or [None]
         # spread over the workers (the inputs' holder would otherwise take them all), any other one if it is lost
         runs = [self.client.submit(_sweep_run, g, prm, e, first, key=f"netmcl-{self._run}-sweep-{k}", pure=False,
