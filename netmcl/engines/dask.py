@@ -108,6 +108,7 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
     from distributed import get_worker
 
     from .cpu import _constants as C
+    from .cpu._buffers import Appender
     from .cpu._compiled import kernels
     from .cpu.engine import L2_BYTES, NARROW_NODES, column_estimates
 
@@ -119,17 +120,22 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
         colstart[blo:bhi] = indptr[:-1] + offset
         colstop[blo:bhi] = indptr[1:] + offset
         offset += int(indptr[-1])
-    indices = np.concatenate([p[3] for p in parts]) if len(parts) > 1 else parts[0][3]
-    data = np.concatenate([p[4] for p in parts]) if len(parts) > 1 else parts[0][4]
-    cuts = np.empty((0, n), dtype=np.int64)
-    survey, expand = K.column_survey, K.expand_columns
-    if n <= NARROW_NODES:  # rows as the CPU engine keeps them: uint16 offsets in row blocks (less to read)
-        if n > 1 << C.BLOCK_SHIFT:
-            cuts = K.block_cuts(colstart, colstop, indices.astype(np.int32, copy=False), -(-n >> C.BLOCK_SHIFT))
-        indices = indices.astype(np.uint16)
-        survey, expand = K.column_survey_u16, K.expand_columns_u16
-    else:
-        indices = indices.astype(np.int32, copy=False)
+    narrow = n <= NARROW_NODES  # rows as the CPU engine keeps them: uint16 offsets in row blocks (less to read)
+    blocks = -(-n >> C.BLOCK_SHIFT) if narrow else 1
+    cuts = np.empty((max(blocks - 1, 0), n), dtype=np.int64)
+    # the iterand's columns in one mapping each for rows and values, backed by 2 MiB pages where the kernel has
+    # them (as the CPU engine keeps its iterand): the expansion reads them in scattered columns
+    rows_map = Appender(np.uint16 if narrow else np.int32, offset, offset)
+    values_map = Appender(np.float32, offset, offset)
+    indices, data = rows_map.room(offset), values_map.room(offset)
+    at = 0
+    for blo, bhi, indptr, rows, values in parts:
+        if blocks > 1:
+            cuts[:, blo:bhi] = K.block_cuts(indptr[:-1], indptr[1:], rows.astype(np.int32, copy=False), blocks) + at
+        indices[at : at + rows.size] = rows  # the low 16 bits where narrow: the offset in the row's block
+        data[at : at + rows.size] = values
+        at += rows.size
+    survey, expand = (K.column_survey_u16, K.expand_columns_u16) if narrow else (K.column_survey, K.expand_columns)
     exc, none = np.empty(0, dtype=indices.dtype), np.empty(0, dtype=np.int64)
     flops, leaders = np.zeros(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     survey(colstart, colstop, cuts, indices, exc, none, data, lo, hi, flops, leaders)
@@ -145,7 +151,7 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
         lo, hi, cut, select, recover, pct, 0.0 if inflation is None else inflation, C.LANE_SHARING, C.LONE_READS,
         least, run, room, K.work_arrays(n, run),
     )
-    del indices, data, colstart, colstop
+    del indices, data, colstart, colstop, rows_map, values_map
     cnt = cnt.reshape(hi - lo, -1)
     if cnt.shape[1] > 1:  # a column's entries row block after row block: each block's offset added back
         high = np.repeat(np.tile(np.arange(cnt.shape[1], dtype=np.int32) << C.BLOCK_SHIFT, hi - lo), cnt.ravel())
