@@ -657,10 +657,10 @@ class CpuEngine(Engine):
         if self.max_memory is None:
             return self.n
         room = (self.max_memory - fixed - written) // (self._entry_bytes + self._kept_bytes)
-        stop = phase_stop(cum, start, room)
-        if stop is None:
+        if room < int(estimate[start]):
             raise ParameterError(self._over_budget(start, estimate, fixed, written))
-        return stop
+        base = cum[start - 1] if start else 0
+        return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
 
     def _over_budget(self, start, estimate, fixed, written):
         """The error's text where the column at `start` does not fit in the budget.
@@ -751,7 +751,8 @@ class CpuEngine(Engine):
         fixed = sum(a.nbytes for a in (self._indices, self._data, self._exc, self._excat, self._excn, cuts))
         fixed += 16 * (self.n + 1)
         heavy = self._run  # heavy columns expanded together: accumulators, union, factors
-        fixed += self.threads * scratch_bytes(self.n, heavy)
+        fixed += self.threads * ((SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
+                                 + SCRATCH_BYTES)
         counts = np.zeros((self.n, cuts.shape[0] + 1), dtype=np.int64)
         # the next iterand has at most `bound` entries, and likely about as many as this one
         bound = min(int(cum[-1]) + 1 if self.n else 1, (self.max_memory or physical_memory()) // self._entry_bytes)
