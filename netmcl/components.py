@@ -96,12 +96,11 @@ class _Group:
             # a fixed point stays one under the same inflation, or any when every column is a single 1.0
             self.stats = dataclasses.replace(self.stats, seconds=0.0, extra={})
             return
-        # a group below the chaos limit is checked for a fixed point, by its engine (where the iterand is)
-        self.fixed = False
-        if self.stats is not None and self.stats.chaos < chaos_limit:
+        # a group below the chaos limit is checked for a fixed point (which holds its last two iterands)
+        if self.stats is not None and self.stats.chaos < chaos_limit:  # by its engine, where the iterand is
             self.stats, self.fixed, self.ones = self.engine.iterate_compared(inflation, pruning)
         else:
-            self.stats = self.engine.iterate(inflation, pruning)
+            self.stats, self.fixed = self.engine.iterate(inflation, pruning), False
         self.inflation = inflation
         if self.stats.chaos < chaos_limit:
             self.engine.release_scratch()  # kept free while the other groups iterate
