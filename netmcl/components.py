@@ -100,18 +100,11 @@ class _Group:
             return
         self.skipped = False
         # a group below the chaos limit is checked for a fixed point (which holds its last two iterands)
-        before = self.engine.result() if self.stats is not None and self.stats.chaos < chaos_limit else None
-        self.stats = self.engine.iterate(inflation, pruning)
+        if self.stats is not None and self.stats.chaos < chaos_limit:  # by its engine, where the iterand is
+            self.stats, self.fixed, self.ones = self.engine.iterate_compared(inflation, pruning)
+        else:
+            self.stats, self.fixed = self.engine.iterate(inflation, pruning), False
         self.inflation = inflation
-        self.fixed = False
-        if before is not None:
-            after = self.engine.result()
-            self.fixed = (
-                np.array_equal(before.indptr, after.indptr)
-                and np.array_equal(before.indices, after.indices)
-                and np.array_equal(before.data, after.data)
-            )
-            self.ones = self.fixed and bool(np.all(after.data == 1.0))
         if self.stats.chaos < chaos_limit:
             self.engine.release_scratch()  # kept free while the other groups iterate
 

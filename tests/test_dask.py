@@ -116,11 +116,12 @@ def test_a_sweep_runs_its_inflations_on_the_workers(client, tmp_path):
         assert_same(result[inflation], case, f"sweep at {inflation} on the dask engine")
 
 
-def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path):
+@pytest.mark.parametrize("budget", [None, "8M"], ids=["whole blocks", "phases under a budget"])
+def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path, budget):
     case = _case("networks", "bionic_Hu-2007-I1.4")
     graph = _graph("networks", case["input"], tmp_path)
     kwargs = mg.mcl_kwargs(case["args"])
-    states = mcl_iterates(graph, engine="dask", client=client, blocks=2, **kwargs)
+    states = mcl_iterates(graph, engine="dask", client=client, blocks=2, max_memory=budget, **kwargs)
     first = next(states)
     victim = sorted(first.stats.extra["worker_seconds"])[0]
     # the worker exits: the blocks it held are recomputed from the iteration before, elsewhere
@@ -129,6 +130,7 @@ def test_a_worker_killed_between_iterations_changes_nothing(client, tmp_path):
     killer.join(timeout=30)
     *_, last = states
     assert_same(last.clustering(), case, "bionic_Hu-2007-I1.4 with a worker killed after iteration 1")
+    assert budget is None or max(s.extra["phases"] for s in last.clustering().stats) > 1
     client.wait_for_workers(2, timeout=60)
     assert victim not in client.scheduler_info()["workers"]  # it did exit (its nanny started another)
 
@@ -237,3 +239,76 @@ def test_the_gpu_engine_on_the_workers_in_the_cuda_simulator(tmp_path):
                                 **mg.mcl_kwargs(case["args"]))
     assert_same(clustering, case, "r25 with the GPU engine (simulated) on the workers")
     assert all(set(s.extra["worker_engines"]) == {"gpu"} for s in clustering.stats)
+
+
+def _ring(n, k, seed):
+    """A ring of n nodes, each linked to the k after it, with seeded random weights (no ties to select among)."""
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(n), k)
+    dst = (src + np.tile(np.arange(1, k + 1), n)) % n
+    return src, dst, rng.uniform(0.1, 1.0, src.size).round(6)
+
+
+def test_a_worker_budget_smaller_than_the_iterand_gives_the_cpu_engines_iterands(tmp_path, have_mcl):
+    """max_memory bounds each worker: its block iterates in phases, each fetching the columns it reads.
+
+    Four single-thread workers (in this process), each block of a 5,000-node
+    ring on its own worker, under 1.75 MiB a worker while the iterand reaches
+    2 MB: every iterand is the CPU engine's, and the clusters are mcl's.
+    """
+    path = tmp_path / "ring.abc"
+    path.write_text("".join(f"{i}\t{j}\t{w}\n" for i, j, w in zip(*(a.tolist() for a in _ring(5_000, 10, 3)))))
+    graph = netmcl.read_abc(path)
+    flags = ["-I", "2", "-P", "50", "-S", "50", "-R", "50"]
+    params = MclParams.build(**mg.mcl_kwargs(flags))
+    budget = int(1.75 * 2**20)
+    cpu = [(s.stats, s._engine.result().copy())
+           for s in _states(graph, params, get_engine("cpu", threads=1), decompose=False)]
+    assert max(s.kept for s, _ in cpu) * 8 > budget  # the iterand outgrows a worker's budget
+    with distributed.LocalCluster(n_workers=4, threads_per_worker=1, processes=False, dashboard_address=":0",
+                                  worker_dashboard_address=":0") as local, \
+            distributed.Client(local, set_as_default=False) as c:
+        engine = get_engine("dask", client=c, max_memory="1.75M")
+        phases = []
+        for (a, m), b in zip(cpu, _states(graph, params, engine, decompose=False), strict=True):
+            assert _same_matrix(m, b._engine.result()), f"iteration {b.iteration}"
+            assert (a.chaos, a.kept, a.expanded) == (b.stats.chaos, b.stats.kept, b.stats.expanded)
+            extra = b.stats.extra
+            assert extra["blocks"] == 4 and extra["worker_budget"] == budget
+            assert len(extra["worker_peak_bytes"]) == 4  # one block a worker
+            assert max(extra["worker_peak_bytes"].values()) <= budget
+            phases.append(extra["phases"])
+        assert max(phases) > 1 and b.converged
+        clusters = [list(c) for c in b.clustering()]
+    if have_mcl:
+        subprocess.run(["mcl", str(path), "--abc", *flags, "-o", str(tmp_path / "mcl.out")], check=True,
+                       capture_output=True)
+        expected = [line.split("\t") for line in (tmp_path / "mcl.out").read_text().splitlines()]
+        assert clusters == expected
+
+
+def test_a_budget_too_small_for_one_column_says_so(client):
+    engine = get_engine("dask", client=client, max_memory="100K")
+    src, dst, weights = _ring(2_000, 10, 3)
+    states = _states(netmcl.graph.SparseGraph.from_edges(src, dst, weights), MclParams(), engine, decompose=False)
+    with pytest.raises(netmcl.ParameterError, match="memory budget .* cannot hold column"):
+        next(states)
+
+
+def test_fixed_points_of_groups_are_found_on_the_workers(client, tmp_path, monkeypatch):
+    """A group near convergence is compared with its iterand before on the workers: no iterand comes back
+    to the client before the limit."""
+    from netmcl.engines.dask import DaskEngine
+
+    _small_groups(monkeypatch)
+    pulled = []
+    result = DaskEngine.result
+    monkeypatch.setattr(DaskEngine, "result", lambda self: pulled.append(self) or result(self))
+    case = _case("networks", "clusterone_collins2007-I2")
+    graph = _graph("networks", case["input"], tmp_path)
+    clustering = netmcl.mcl(graph, engine="dask", client=client, attribute=None, **mg.mcl_kwargs(case["args"]))
+    assert_same(clustering, case, "clusterone_collins2007-I2, fixed points found on the workers")
+    groups = clustering.stats[0].extra["groups"]
+    assert len(pulled) == groups  # each group's limit, once
+    # groups found at a fixed point are not iterated again
+    assert any(s.extra.get("blocks", 0) < groups for s in clustering.stats)

@@ -4,8 +4,9 @@ Needs: ``python -m pip install 'netmcl[dask]'`` (dask and distributed).  Run it 
 ``python tutorials/09_dask_engine.py``.  It starts a cluster on this machine
 (two worker processes of one thread each), clusters a protein network on it,
 checks that the clusters and every iterand are those of the CPU engine, runs
-an inflation sweep with one inflation a task, and shows the same code
-against a cluster that is already running (a scheduler's address).
+it again under a memory budget per worker, runs an inflation sweep with one
+inflation a task, and shows the same code against a cluster that is already
+running (a scheduler's address).
 """
 
 try:
@@ -54,11 +55,25 @@ def main():
               f"{extra['bytes_between_workers']} bytes between workers, seconds per worker:",
               {w: round(s, 4) for w, s in extra["worker_seconds"].items()})
 
-        # --- 4. An inflation sweep, one inflation a task ----------------------------
+        # --- 4. A memory budget per worker --------------------------------------
+        # max_memory bounds what each worker's step holds (its block, the next
+        # one, the work arrays and one phase's columns): a block then iterates in
+        # phases, each fetching from the other worker only the columns it reads,
+        # as the CPU engine splits an iteration under its own budget.  A worker
+        # holds its part of the iterand twice (this block and the next), so the
+        # budget must exceed twice the iterand divided by the workers.
+        budget = netmcl.mcl(graph, inflation=1.4, engine="dask", max_memory="12M", attribute=None)
+        assert list(budget) == list(local)
+        worst = max(budget.stats, key=lambda s: s.extra["phases"])
+        print(f"under 12 MiB a worker: the same clusters; at most {worst.extra['phases']} phases in an "
+              f"iteration, each worker holding at most {max(worst.extra['worker_peak_bytes'].values()):,} bytes "
+              f"of its {worst.extra['worker_budget']:,}")
+
+        # --- 5. An inflation sweep, one inflation a task ----------------------------
         result = netmcl.sweep(graph, [1.4, 2.0, 3.0], engine="dask")
         print(result.format_table())
 
-    # --- 5. A cluster that is already running -----------------------------------
+    # --- 6. A cluster that is already running -----------------------------------
     # Start a scheduler and workers on your machines (or with dask-jobqueue on a
     # SLURM allocation):
     #     dask scheduler                       # prints tcp://HOST:8786

@@ -187,6 +187,24 @@ class Engine:
         """
         raise NotImplementedError
 
+    def iterate_compared(self, inflation, pruning):
+        """:meth:`iterate`, and whether the iterand came out unchanged.
+
+        Returns ``(stats, same, ones)``: `same` when the new iterand equals the
+        one before bit for bit (a fixed point), `ones` when it does and every
+        value is 1.0.  The default compares :meth:`result` before and after;
+        an engine that keeps its iterand elsewhere (a device, workers)
+        compares it there.
+        """
+        import numpy as np
+
+        before = self.result()
+        stats = self.iterate(inflation, pruning)
+        after = self.result()
+        same = (np.array_equal(before.indptr, after.indptr) and np.array_equal(before.indices, after.indices)
+                and np.array_equal(before.data, after.data))
+        return stats, same, same and bool(np.all(after.data == 1.0))
+
     def inflate(self, inflation):
         """Inflate the current iterand in place (the second half of an
         iteration run with ``inflation=None``); return how many columns were

@@ -45,7 +45,8 @@ from ._compiled import kernels
 from ...sparse import CscMatrix, distinct, spans, start_of
 from . import _constants as C
 
-__all__ = ["CpuEngine", "map_large_blocks", "one_arena", "parse_memory"]
+__all__ = ["CpuEngine", "column_estimates", "map_large_blocks", "one_arena", "parse_memory", "phase_stop",
+           "scratch_bytes"]
 
 #: chunks per thread in a phase: more balance the threads and keep waiting results small; fewer cost less to hand out
 CHUNKS_PER_THREAD = 16
@@ -257,6 +258,45 @@ def l2_bytes(cpu="/sys/devices/system/cpu/cpu0"):
 #: this machine's L2 cache a core (``l2_bytes``), which bounds runs of LANES and
 #: NARROW_LANES (``_constants.lane_nodes``, ``narrow_nodes``)
 L2_BYTES = l2_bytes()
+
+
+def column_estimates(flops, pruning, n):
+    """Per column, a bound on the entries of the pruned column (plus one), from
+    its expansion work `flops` (``_kernels.column_survey``) on an n-node
+    matrix: what a memory budget plans its phases with.
+
+    Examples
+    --------
+    >>> from netmcl.params import Pruning
+    >>> column_estimates(np.array([3, 50_000]), Pruning(1e-4, 1100, 1400, 0.9), 20_000).tolist()
+    [4, 10001]
+    """
+    cut, select, recover, _ = pruning
+    cap = max(int(0.99999 / cut) + 1 if cut > 0 else n, select, recover, 1)
+    return np.minimum(np.minimum(flops, n), cap) + 1
+
+
+def phase_stop(cum, start, room):
+    """The end (exclusive) of a phase starting at column position `start`:
+    the columns whose summed cost, `cum` being the costs' running total over
+    positions, fits in `room`; at least one column, and None where not even
+    column `start` fits.
+
+    Examples
+    --------
+    >>> phase_stop(np.array([2, 5, 9, 10]), 1, 4), phase_stop(np.array([2, 5, 9, 10]), 2, 3)
+    (2, None)
+    """
+    base = cum[start - 1] if start else 0
+    if room < int(cum[start] - base):
+        return None
+    return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
+
+
+def scratch_bytes(n, run):
+    """Bytes of one thread's work arrays for ``expand_columns`` on an n-node
+    matrix, heavy columns expanded `run` at a time (``_kernels.work_arrays``)."""
+    return (SCRATCH_BYTES_PER_NODE + (8 * run + 4 * C.RUN + 5 if run > 1 else 0)) * n + SCRATCH_BYTES
 
 
 def _size(nbytes):
@@ -595,9 +635,7 @@ class CpuEngine(Engine):
 
     def _column_estimates(self, flops, pruning):
         """Per column, a size estimate of the pruned column, from its expansion work `flops`."""
-        cut, select, recover, _ = pruning
-        cap = max(int(0.99999 / cut) + 1 if cut > 0 else self.n, select, recover, 1)
-        return np.minimum(np.minimum(flops, self.n), cap) + 1
+        return column_estimates(flops, pruning, self.n)
 
     def _order(self, flops, leaders):
         """The order in which to compute the columns, or None for 0, 1, 2, ...
