@@ -23,6 +23,7 @@ from .clustering import Clustering
 from .components import GroupedEngine, component_groups
 from .engines import Engine, get_engine
 from .exceptions import ConvergenceWarning, ParameterError
+from .graph import SparseGraph
 from .interpret import sort_clusters
 from .params import BUMP_FROM, CHAOS_LIMIT, MclParams, parameters_doc, signature_with_parameters, split_options
 
@@ -85,7 +86,7 @@ def transformed_input(matrix, params):
     tf = Transform(params.transform)
     if params.discard_loops:
         tf.steps = (("#selfrm", None),) + tf.steps
-    out = tf.matrix(matrix)
+    out = tf.matrix(matrix, cluster=clusters_at)
     if out.nnz and not (out.data.min() >= 0 and np.isfinite(out.data).all()):
         bad = out.data[~(out.data >= 0) | ~np.isfinite(out.data)][0]
         raise ParameterError(
@@ -93,6 +94,23 @@ def transformed_input(matrix, params):
             "(mcl would go on with a meaningless result). Add a filter such as gq(0) or a ceil() to the transform."
         )
     return out
+
+
+def clusters_at(matrix, inflation):
+    """The node indices of each cluster MCL finds in `matrix` (a :class:`CscMatrix`) at
+    `inflation`, mcl's other defaults, on the CPU engine: what the transforms ``#mcl`` and
+    ``#symmcl`` keep the arcs within.
+
+    Examples
+    --------
+    >>> from netmcl.sparse import CscMatrix
+    >>> clusters_at(CscMatrix([0, 1, 2, 3, 4], [1, 0, 3, 2], [1.0, 1.0, 1.0, 1.0], 4), 2.0)
+    [[0, 1], [2, 3]]
+    """
+    from .engines.cpu import CpuEngine
+
+    clustering = cluster_graph(SparseGraph(matrix), MclParams.build(inflation=float(inflation)), CpuEngine(threads=1))
+    return [c.tolist() for c in clustering.index_clusters]
 
 
 class MclState:

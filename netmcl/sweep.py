@@ -222,7 +222,7 @@ def sweep(
     previous = None
     expansion, first = first_expansion(graph, settings[0], eng)
     # an engine on a cluster runs each inflation as a task of its own (the Dask engine's sweep_runs)
-    runs = eng.sweep_runs(graph, settings, expansion, first) if hasattr(eng, "sweep_runs") else None
+    runs = eng.sweep_runs(graph, settings, expansion, first, _inflation_run) if hasattr(eng, "sweep_runs") else None
     for prm in progress_bar(progress, settings, desc="sweep", unit="inflation", leave=False):
         t0 = time.perf_counter()
         if runs is None:
@@ -251,3 +251,14 @@ def sweep(
         clusterings[prm.inflation] = clustering
         table.append(row)
     return SweepResult(clusterings, table)
+
+
+def _inflation_run(graph, params, expansion, first):
+    """One inflation of a sweep after the shared first expansion, with the CPU engine on one
+    thread (an engine on a cluster runs it as a task on a worker): its clustering and seconds."""
+    from .engines.cpu.engine import CpuEngine
+
+    t0 = time.perf_counter()
+    engine = CpuEngine(threads=1)
+    clustering = cluster_graph(graph, params, engine, resume=inflate_first(expansion, first, params, engine))
+    return clustering, time.perf_counter() - t0

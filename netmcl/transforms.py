@@ -333,18 +333,16 @@ def _step(m, k):
     return _csc(a.indices.astype(np.int64), np.repeat(np.arange(n), np.diff(a.indptr)), a.data.astype(np.float32), n)
 
 
-def _within_clusters(m, inflation, symmetric):
+def _within_clusters(m, inflation, symmetric, cluster):
     """#mcl(I) and #symmcl(I): the graph's arcs inside the clusters MCL finds at inflation I
-    (mcl's other defaults), on the graph itself or on the graph plus its transpose."""
-    from .engines.cpu import CpuEngine
-    from .graph import SparseGraph
-    from .mcl import cluster_graph
-    from .params import MclParams
-
-    graph = SparseGraph(_combine(m, "#add") if symmetric else m)
-    clusters = cluster_graph(graph, MclParams.build(inflation=float(inflation)), CpuEngine(threads=1))
+    (mcl's other defaults), on the graph itself or on the graph plus its transpose;
+    ``cluster(matrix, I)`` runs MCL (:func:`netmcl.mcl.clusters_at`)."""
+    if cluster is None:
+        raise ParameterError("transform: #mcl() and #symmcl() run MCL on the graph; apply the transform through "
+                             "netmcl.mcl (transform=) or give Transform.matrix a cluster= function.")
+    clusters = cluster(_combine(m, "#add") if symmetric else m, float(inflation))
     member = np.full(m.shape[0], -1, dtype=np.int64)
-    for k, c in enumerate(clusters.index_clusters):
+    for k, c in enumerate(clusters):
         member[c] = k
     rows, cols, vals = _triples(m)
     keep = member[rows] == member[cols]
@@ -418,7 +416,7 @@ def _arcsub(m):
     return _csc(uniq % n, uniq // n, out.astype(np.float32), n)
 
 
-def _graph(name, arg, m):
+def _graph(name, arg, m, cluster):
     if name in ("#knn", "#knnj", "#ceilnb") and m.nnz and m.data.min() < 0:
         raise ParameterError(f"transform: {name}() ranks weights, and the graph has negative ones here "
                              f"(the smallest is {float(m.data.min()):g}); remove them first, e.g. with gq(0).")
@@ -431,7 +429,7 @@ def _graph(name, arg, m):
     if name == "#ils":
         return _ils(m)
     if name in ("#mcl", "#symmcl"):
-        return _within_clusters(m, arg, name == "#symmcl")
+        return _within_clusters(m, arg, name == "#symmcl", cluster)
     if name == "#ceilnb":
         return _ceilnb(m, arg)
     if name in ("#add", "#max", "#min", "#mul"):
@@ -500,8 +498,12 @@ class Transform:
                                  "(-abc-tf) takes edge functions only: give it as -tf (transform=) instead.")
         return _chain(self.steps, np.ascontiguousarray(values, dtype=np.float32))
 
-    def matrix(self, matrix):
+    def matrix(self, matrix, cluster=None):
         """The transform applied to a :class:`~netmcl.sparse.CscMatrix` (a new one; rows sorted).
+
+        `cluster(matrix, inflation)`, the node indices of each cluster MCL
+        finds (:func:`netmcl.mcl.clusters_at`), serves ``#mcl`` and
+        ``#symmcl``; without it they are refused.
 
         Examples
         --------
@@ -519,7 +521,7 @@ class Transform:
                 rows, cols, _ = _triples(m)
                 m, run = _csc(rows, cols, _chain(run, m.data), m.shape[0]), []
             if step[0] != "#":
-                m = _graph(*step, m)
+                m = _graph(*step, m, cluster)
         return m if m is not matrix else CscMatrix(m.indptr.copy(), m.indices.copy(), m.data.copy(), m.shape[0])
 
     def __repr__(self):

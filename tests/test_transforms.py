@@ -22,6 +22,7 @@ import pytest
 
 import netmcl
 from netmcl.cli import main
+from netmcl.mcl import clusters_at
 from netmcl.exceptions import InputFileError, ParameterError
 from netmcl.transforms import Transform, parse_transform
 
@@ -55,7 +56,7 @@ def _assert_same_weights(got, expected, what):
 def test_transform_weights_equal_mcxload(case):
     text = GOLDEN["weights"]["inputs"][case["input"]]
     graph = netmcl.read_abc(io.BytesIO(text.encode()), symmetrize=case["mirror"])
-    got = _entries(Transform(case["spec"]).matrix(graph.csc), graph.labels)
+    got = _entries(Transform(case["spec"]).matrix(graph.csc, cluster=clusters_at), graph.labels)
     _assert_same_weights(got, _expected(case["pairs"]), f"-tf {case['spec']!r}")
 
 
@@ -238,7 +239,7 @@ def test_live_random_transforms(mcl_binary):
             spec = ",".join(["gq(0.1)"] + [s for s in steps if not s.startswith(("log", "neglog", "add"))])
         text = tg.weight_graph(seed + k, ties=k % 2 == 1)
         graph = netmcl.read_abc(io.BytesIO(text.encode()))
-        got = _entries(Transform(spec).matrix(graph.csc), graph.labels)
+        got = _entries(Transform(spec).matrix(graph.csc, cluster=clusters_at), graph.labels)
         _assert_same_weights(got, _expected(tg.mcxload_weights(text, spec, True)), f"seed {seed + k}: -tf {spec!r}")
 
 

@@ -466,17 +466,6 @@ def _block_inflate(block, inflation):
     return (lo, hi, indptr, indices, data), (int(emptied.size), float(data.min()) if data.size else np.inf)
 
 
-def _sweep_run(graph, params, expansion, first):
-    """One inflation of a sweep, on a worker, with the CPU engine on one thread: its clustering and seconds."""
-    from ..mcl import cluster_graph, inflate_first
-    from .cpu.engine import CpuEngine
-
-    t0 = time.perf_counter()
-    engine = CpuEngine(threads=1)
-    clustering = cluster_graph(graph, params, engine, resume=inflate_first(expansion, first, params, engine))
-    return clustering, time.perf_counter() - t0
-
-
 def _lengths_of(block):
     """The entry counts of a block's columns."""
     return np.diff(block[2])
@@ -760,19 +749,20 @@ class DaskEngine(Engine):
     def release_scratch(self):
         pass
 
-    def sweep_runs(self, graph, settings, expansion, first):
+    def sweep_runs(self, graph, settings, expansion, first, run):
         """Each inflation's run of a sweep (after the shared first expansion) as a task:
-        yields ``(clustering, seconds)`` in the order of `settings`."""
+        ``run(graph, params, expansion, first)`` on a worker, which returns ``(clustering,
+        seconds)``; yields these in the order of `settings`."""
         with warnings.catch_warnings():  # the data travels with the tasks (their lineage's root), by design
             warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
             g = self.client.submit(_same, graph, key=f"netmcl-{self._run}-graph", pure=False)
             e = self.client.submit(_same, expansion, key=f"netmcl-{self._run}-expansion", pure=False)
         workers = sorted(self.client.scheduler_info()["workers"]) or [None]
         # spread over the workers (the inputs' holder would otherwise take them all), any other one if it is lost
-        runs = [self.client.submit(_sweep_run, g, prm, e, first, key=f"netmcl-{self._run}-sweep-{k}", pure=False,
+        runs = [self.client.submit(run, g, prm, e, first, key=f"netmcl-{self._run}-sweep-{k}", pure=False,
                                    retries=2, workers=workers[k % len(workers)], allow_other_workers=True)
                 for k, prm in enumerate(settings)]
-        for run in runs:
-            yield self._gather([run])[0]
+        for task in runs:
+            yield self._gather([task])[0]
 
 

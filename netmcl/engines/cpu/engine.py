@@ -697,9 +697,7 @@ class CpuEngine(Engine):
 
     def _scratch_bytes(self):
         """Bytes of the threads' scratch and the iterand's column bounds, held through an iteration."""
-        heavy = self._run  # heavy columns expanded together: accumulators, union, factors
-        per_thread = (SCRATCH_BYTES_PER_NODE + (8 * heavy + 4 * C.RUN + 5 if heavy > 1 else 0)) * self.n
-        return 16 * (self.n + 1) + self.threads * (per_thread + SCRATCH_BYTES)
+        return 16 * (self.n + 1) + self.threads * scratch_bytes(self.n, self._run)
 
     def _fixed_bytes(self):
         """Bytes held through an iteration: the iterand (``_scratch_bytes`` besides)."""
@@ -729,10 +727,10 @@ class CpuEngine(Engine):
         if self.max_memory is None:
             return self.n
         room = self._room(fixed + written) // (self._entry_bytes + self._kept_bytes)
-        if room < int(estimate[start]):
+        stop = phase_stop(cum, start, room)
+        if stop is None:
             raise ParameterError(self._over_budget(start, int(estimate[start]), fixed, written, sampled))
-        base = cum[start - 1] if start else 0
-        return max(start + 1, int(np.searchsorted(cum, base + room, side="right")))
+        return stop
 
     def _over_budget(self, start, entries, fixed, written, sampled):
         """The error's text where the column at `start`, of up to `entries`
