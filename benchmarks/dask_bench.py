@@ -34,6 +34,12 @@ import threading
 import time
 from pathlib import Path
 
+#: the netmcl of this checkout, in this process and in the workers' (the commit the output names), not an
+#: installed one elsewhere
+ROOT = str(Path(__file__).resolve().parent.parent)
+sys.path.insert(0, ROOT)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
+
 
 def _rss():
     import psutil
@@ -90,6 +96,8 @@ def main():
 
     import netmcl
 
+    if Path(netmcl.__file__).resolve().parent.parent != Path(ROOT):
+        raise SystemExit(f"netmcl was imported from {netmcl.__file__}, not from this checkout ({ROOT})")
     t, w = args.threads, args.workers or args.threads
     graph = netmcl.read_abc(args.input)
     rows, reference = {}, None
