@@ -24,7 +24,7 @@ distributed = pytest.importorskip("distributed", reason="the Dask engine needs d
 import netmcl  # noqa: E402
 from netmcl.components import component_groups  # noqa: E402
 from netmcl.engines import get_engine  # noqa: E402
-from netmcl.mcl import _start, _states, mcl_iterates  # noqa: E402
+from netmcl.mcl import _states, mcl_iterates  # noqa: E402
 from netmcl.params import MclParams  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -102,47 +102,6 @@ def test_a_component_in_column_blocks_has_the_cpu_engines_iterands(client, case_
     assert moved > 0  # blocks did travel between the two workers
     assert_same(last.clustering(), case, f"random/{case_id} in 3 column blocks")
     assert n == case["iterations"]
-
-
-def _cut_by_work(matrix, blocks):
-    """Whether the engine's cut points split the cumulative expansion work of
-    `matrix` (products per column, each column counting COLUMN_WORK more)
-    into `blocks` about equal parts: each cut is the first column at which
-    the running work reaches its share."""
-    import scipy.sparse as sp
-
-    from netmcl.engines.cpu.engine import COLUMN_WORK
-
-    pattern = sp.csc_matrix((np.ones(matrix.nnz), matrix.indices, matrix.indptr), shape=matrix.shape)
-    work = pattern.T @ np.diff(matrix.indptr).astype(np.float64) + COLUMN_WORK
-    running = np.cumsum(work)
-    shares = running[-1] * np.arange(1, blocks) / blocks
-    return [int(np.argmax(running >= s)) for s in shares]
-
-
-def test_a_large_component_is_cut_again_by_each_iterations_work(client, tmp_path, monkeypatch):
-    """Blocks are cut before every iteration where the coming expansion's
-    products balance (not by entries): the iterands stay the CPU engine's."""
-    dask_engine = importlib.import_module("netmcl.engines.dask")
-    monkeypatch.setattr(dask_engine, "RECUT_ENTRIES", 0)  # these graphs are small: cut again at every iteration
-    case = _case("random", "r14-er-n187-d24-wide-run0")
-    graph = _graph("random", case["input"], tmp_path)
-    params = MclParams.build(**mg.mcl_kwargs(case["args"]))
-    cpu = _states(graph, params, get_engine("cpu", threads=1), decompose=False)
-    dask = _states(graph, params, get_engine("dask", client=client, blocks=3), decompose=False)
-    previous = _start(graph, params, None)
-    cuts = []
-    for a, b in zip(cpu, dask, strict=True):
-        bounds = b._engine.bounds
-        assert bounds.tolist()[1:-1] == _cut_by_work(previous, 3), f"iteration {a.iteration}"
-        cuts.append(tuple(bounds.tolist()))
-        previous = a._engine.result()
-        assert _same_matrix(previous, b._engine.result()), f"iteration {a.iteration}"
-        assert (a.chaos, a.stats.kept, a.stats.expanded) == (b.chaos, b.stats.kept, b.stats.expanded)
-    assert len(set(cuts)) > 1  # the cut did move between iterations
-    entries = np.cumsum(np.diff(_start(graph, params, None).indptr))
-    assert cuts[0][1] != int(np.searchsorted(entries, entries[-1] / 3))  # and not where equal entries put it
-    assert_same(b.clustering(), case, "random/r14-er-n187-d24-wide-run0 cut by work")
 
 
 def test_a_sweep_runs_its_inflations_on_the_workers(client, tmp_path):

@@ -17,8 +17,7 @@ Three levels of distribution use this one task:
   group of components an engine of its own (one block, or one a worker thread
   for a group holding most of the entries), and the groups' tasks run on the
   workers side by side (:class:`~netmcl.components.GroupedEngine`);
-* one giant component: its columns are cut into blocks of about equal work in
-  the coming expansion (cut again before each iteration of a large iterand),
+* one giant component: its columns are cut into blocks of about equal entries,
   one a worker thread by default;
 * an inflation sweep (:func:`netmcl.sweep`): each inflation's run after the
   shared first expansion is one task (:meth:`DaskEngine.sweep_runs`).
@@ -92,45 +91,6 @@ def _reads(indices, bounds):
     present[indices] = True  # a pass over the entries, where sorting them would cost a good part of the step
     return np.flatnonzero(np.logical_or.reduceat(present, bounds[:-1])).astype(np.int64) if present.size \
         else np.zeros(0, dtype=np.int64)
-
-
-#: entries gathered at a time where a block's columns' expansion work is summed: a smaller temporary, more calls
-WORK_ENTRIES = 1 << 22
-#: iterands of at least this many entries are cut again before each iteration by its expansion work (one small
-#: task a block, a pass over its entries); smaller ones keep their cut (the pass would cost more than it evens)
-RECUT_ENTRIES = 1 << 20
-
-
-def _expansion_work(indptr, indices, lengths):
-    """Per column of a block (`indptr`, `indices`), its coming expansion's
-    products: the sum of the lengths (`lengths`, per node) of the columns
-    its entries name (the work ``_kernels.column_survey`` counts)."""
-    m = indptr.size - 1
-    work = np.zeros(m, dtype=np.int64)
-    ends = np.searchsorted(indptr, np.arange(WORK_ENTRIES, int(indptr[-1]), WORK_ENTRIES))
-    edges = np.unique(np.concatenate([[0], ends, [m]]))
-    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        at = int(indptr[a])
-        running = np.zeros(int(indptr[b]) - at + 1, dtype=np.int64)
-        np.cumsum(lengths[indices[at : int(indptr[b])]], out=running[1:])
-        work[a:b] = running[indptr[a + 1 : b + 1] - at] - running[indptr[a:b] - at]
-    return work
-
-
-def _block_work(block, lengths):
-    """:func:`_expansion_work` of a block ``(lo, hi, indptr, rows, values)``."""
-    return _expansion_work(block[2], block[3], lengths)
-
-
-def _cut(work, q, column=0):
-    """Bounds of at most `q` blocks of consecutive columns of about equal
-    `work`, each column counting `column` more."""
-    n = work.size
-    if not n:
-        return np.zeros(1, dtype=np.int64)
-    total = np.cumsum(work + column)
-    cuts = np.searchsorted(total, total[-1] * np.arange(1, q) / q)
-    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
 
 
 def _unchanged(old, new):
@@ -215,7 +175,6 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
         "st": np.asarray(st, dtype=np.float64),
         "least": float(val.min()) if val.size else np.inf,
         "reads": _reads(idx, bounds),
-        "lengths": cnt.astype(np.int32),
         "bytes": idx.nbytes + val.nbytes + indptr.nbytes,
         "worker": get_worker().address,
         "seconds": time.perf_counter() - t0,
@@ -595,7 +554,6 @@ class DaskEngine(Engine):
         self._sizes = []  # per block, its bytes
         self._holders = []  # per block, the worker that computed it (None: not known)
         self._budget = None  # bytes of a block's step under max_memory
-        self._columns = None  # per column, its entry count, where known (the next iteration's blocks are cut by it)
         self.n = self.n_rule = 0
         self.bounds = np.zeros(1, dtype=np.int64)
         self._least = 0.0
@@ -614,8 +572,6 @@ class DaskEngine(Engine):
         return f"netmcl-{self._run}-{self._iteration:04d}-{kind}-{b}"
 
     def load(self, matrix, *, n_rule):
-        from .cpu.engine import COLUMN_WORK
-
         m = CscMatrix.of(matrix)
         self.n, self.n_rule = m.shape[0], int(n_rule)
         workers = self.client.scheduler_info()["workers"]
@@ -623,12 +579,9 @@ class DaskEngine(Engine):
         q = 1 if self.worker_engine != "cpu" else min(max(self.n, 1), self.blocks or self.threads)
         if self.phased and names:
             q = min(q, len(names))  # one block a worker: a block's budget is its worker's
-        # blocks of about equal work in the first expansion (a column's work is the sum of the lengths of the
-        # columns it reads); under a budget, of about equal entries (a block's memory is its worker's)
-        lengths = np.diff(m.indptr)
-        self.bounds = (_cut(lengths, q) if self.phased
-                       else _cut(_expansion_work(m.indptr, m.indices, lengths), q, COLUMN_WORK))
-        self._columns = None
+        counts = np.cumsum(np.diff(m.indptr))
+        cuts = np.searchsorted(counts, counts[-1] * np.arange(1, q) / q) if self.n else np.zeros(0, dtype=np.int64)
+        self.bounds = np.unique(np.concatenate([[0], cuts, [self.n]])).astype(np.int64)
         self._least = float(m.data.min()) if m.nnz else 0.0
         if self.phased:
             # a worker runs at once as many steps as it has threads (groups of components) or blocks of one run
@@ -701,7 +654,6 @@ class DaskEngine(Engine):
         holders = self._holders
         keys = [f.key for f in self._futures]
         steps, remote = [], 0
-        reading = self._recut(compare)  # per block, the blocks (of the iteration before) its step reads
         for b, (lo, hi) in enumerate(zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist())):
             pin = dict(workers=[holders[b]], allow_other_workers=True) if holders[b] else {}
             if self.worker_engine != "cpu":
@@ -713,7 +665,7 @@ class DaskEngine(Engine):
                                           self._budget, self.bounds, keys, compare, self._futures[b],
                                           *self._lengths, key=self._key("step", b), pure=False, retries=2, **pin)
             else:
-                reads = [self._futures[c] for c in reading[b].tolist()]
+                reads = [self._futures[c] for c in self._reads[b].tolist()]
                 step = self.client.submit(_block_step, self.n_rule, self.n, lo, hi, inflation, tuple(pruning),
                                           self._least, compare, self.bounds, *reads, key=self._key("step", b),
                                           pure=False, retries=2)
@@ -731,13 +683,12 @@ class DaskEngine(Engine):
             remote = sum(s["fetched"] for s in stats)
         else:  # blocks read by a task that ran elsewhere than they were
             for b, s in enumerate(stats):
-                for c in reading[b].tolist():
+                for c in self._reads[b].tolist():
                     if s["worker"] != holders[c]:
                         remote += self._sizes[c]
         self._futures = blocks  # the blocks before stay in the lineage: a lost block is recomputed from them
         self._lengths = lengths
         self._reads = [np.union1d(s["reads"], [b]) for b, s in enumerate(stats)]
-        self._columns = np.concatenate([s["lengths"] for s in stats]) if all("lengths" in s for s in stats) else None
         self._sizes = [s["bytes"] for s in stats]
         self._holders = [s["worker"] for s in stats]
         self._keep_least([s["least"] for s in stats])
@@ -766,36 +717,8 @@ class DaskEngine(Engine):
         same = compare and all(s["same"] for s in stats)
         return result, same, same and all(s["ones"] for s in stats)
 
-    def _recut(self, compare):
-        """Cut the iterand's columns again into blocks of about equal work in
-        the coming expansion (a one-block engine, a budget's phases, another
-        worker engine or a fixed-point check keep their cut); per new block,
-        the blocks of the old cut that its step reads: those holding its own
-        columns and those their rows fall in.  Only which task computes which
-        columns changes: every column's arithmetic is the same."""
-        from .cpu.engine import COLUMN_WORK
-
-        old = self.bounds
-        reading = list(self._reads)
-        if (compare or self.phased or self.worker_engine != "cpu" or self._columns is None or old.size <= 2
-                or int(self._columns.sum()) < RECUT_ENTRIES):
-            return reading
-        lengths = self.client.scatter(self._columns.astype(np.int32), broadcast=True)
-        work = self._gather([self.client.submit(_block_work, f, lengths, key=self._key("work", b), pure=False)
-                             for b, f in enumerate(self._futures)])
-        new = _cut(np.concatenate(work), old.size - 1, COLUMN_WORK)
-        if np.array_equal(new, old):
-            return reading
-        self.bounds = new
-        reading = []
-        for lo, hi in zip(new[:-1].tolist(), new[1:].tolist()):
-            own = np.arange(np.searchsorted(old, lo, side="right") - 1, np.searchsorted(old, hi, side="left"))
-            reading.append(np.union1d(own, np.concatenate([self._reads[c] for c in own.tolist()])).astype(np.int64))
-        return reading
-
     def inflate(self, inflation):
         self._iteration += 1
-        self._columns = None  # inflation may empty columns
         both = [self.client.submit(_block_inflate, f, inflation, key=self._key("inflate", b), pure=False)
                 for b, f in enumerate(self._futures)]
         self._futures = [self.client.submit(operator.getitem, f, 0, key=self._key("inflated", b), pure=False)
