@@ -31,7 +31,7 @@ def main():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         graph = netmcl.read_abc(NETWORK)
-        print(f"{graph.n} proteins; workers: {sorted(client.scheduler_info()['workers'])}")
+        print(f"{graph.n} proteins; workers: {sorted(client.nthreads())}")
 
         # --- 2. The same clusters as the CPU engine ------------------------------
         # engine="dask" takes the default client (the one just made), or client=.

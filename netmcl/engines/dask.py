@@ -80,6 +80,15 @@ def _client(client, scheduler):
         ) from None
 
 
+def _workers(client):
+    """The cluster's workers now, ``{address: threads}``, asked of the scheduler.
+
+    Not ``client.scheduler_info()["workers"]``: distributed refreshes that cached reply in the
+    background with one that lists no worker, which can replace the full one before it is read.
+    """
+    return dict(client.nthreads())
+
+
 def _block_of(lo, hi, indptr, indices, data):
     """A start block as the tasks keep it (a task, so that a lost one can be made again)."""
     return lo, hi, indptr, indices, data
@@ -535,7 +544,7 @@ class DaskEngine(Engine):
 
         self.client = _client(client, scheduler)
         if threads is None:
-            threads = sum(w["nthreads"] for w in self.client.scheduler_info()["workers"].values())
+            threads = sum(_workers(self.client).values())
         self.threads = max(1, int(threads))
         self.max_memory = parse_memory(max_memory)
         self.blocks = None if blocks is None else max(1, int(blocks))
@@ -574,7 +583,7 @@ class DaskEngine(Engine):
     def load(self, matrix, *, n_rule):
         m = CscMatrix.of(matrix)
         self.n, self.n_rule = m.shape[0], int(n_rule)
-        workers = self.client.scheduler_info()["workers"]
+        workers = _workers(self.client)
         names = sorted(workers)
         q = 1 if self.worker_engine != "cpu" else min(max(self.n, 1), self.blocks or self.threads)
         if self.phased and names:
@@ -585,7 +594,7 @@ class DaskEngine(Engine):
         self._least = float(m.data.min()) if m.nnz else 0.0
         if self.phased:
             # a worker runs at once as many steps as it has threads (groups of components) or blocks of one run
-            share = max([w["nthreads"] for w in workers.values()] + [1])
+            share = max([*workers.values(), 1])
             self._budget = max(1, self.max_memory // share)
         self._iteration += 1
         self._futures, self._lengths, self._reads, self._sizes, self._holders = [], [], [], [], []
@@ -617,7 +626,7 @@ class DaskEngine(Engine):
                 self.client.sync(_wait, futures, timeout=1.0)
                 break
             except TimeoutError:
-                if self.client.scheduler_info()["workers"]:
+                if _workers(self.client):
                     lost = None
                 elif lost is None:
                     lost = time.monotonic()
@@ -757,10 +766,12 @@ class DaskEngine(Engine):
             warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
             g = self.client.submit(_same, graph, key=f"netmcl-{self._run}-graph", pure=False)
             e = self.client.submit(_same, expansion, key=f"netmcl-{self._run}-expansion", pure=False)
-        workers = sorted(self.client.scheduler_info()["workers"]) or [None]
+        workers = sorted(_workers(self.client))
         # spread over the workers (the inputs' holder would otherwise take them all), any other one if it is lost
+        where = [dict(workers=workers[k % len(workers)], allow_other_workers=True) if workers else {}
+                 for k in range(len(settings))]
         runs = [self.client.submit(run, g, prm, e, first, key=f"netmcl-{self._run}-sweep-{k}", pure=False,
-                                   retries=2, workers=workers[k % len(workers)], allow_other_workers=True)
+                                   retries=2, **where[k])
                 for k, prm in enumerate(settings)]
         for task in runs:
             yield self._gather([task])[0]
