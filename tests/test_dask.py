@@ -249,6 +249,27 @@ def _ring(n, k, seed):
     return src, dst, rng.uniform(0.1, 1.0, src.size).round(6)
 
 
+def test_column_blocks_of_a_graph_past_65536_nodes_have_the_cpu_engines_iterands(client, tmp_path, have_mcl):
+    """Past 65,536 nodes a block's rows are 16-bit offsets in row blocks while it iterates; every
+    iterand that comes back (rows whole again) is the CPU engine's, and the clusters are mcl's."""
+    src, dst, weights = _ring(70_000, 2, 5)
+    path = tmp_path / "ring.abc"
+    path.write_text("".join(f"{i}\t{j}\t{w}\n" for i, j, w in zip(src.tolist(), dst.tolist(), weights.tolist())))
+    graph = netmcl.read_abc(path)
+    params = MclParams()
+    cpu = _states(graph, params, get_engine("cpu", threads=1), decompose=False)
+    dask = _states(graph, params, get_engine("dask", client=client, blocks=3), decompose=False)
+    for a, b in zip(cpu, dask, strict=True):
+        m = b._engine.result()
+        assert _same_matrix(a._engine.result(), m), f"iteration {a.iteration}"
+        assert (a.chaos, a.stats.kept) == (b.chaos, b.stats.kept)
+    assert m.indices.max() >= 65_536  # rows past the first row block came back
+    clusters = [list(c) for c in b.clustering()]
+    if have_mcl:
+        subprocess.run(["mcl", str(path), "--abc", "-o", str(tmp_path / "mcl.out")], check=True, capture_output=True)
+        assert clusters == [line.split("\t") for line in (tmp_path / "mcl.out").read_text().splitlines()]
+
+
 def test_a_worker_budget_smaller_than_the_iterand_gives_the_cpu_engines_iterands(tmp_path, have_mcl):
     """max_memory bounds each worker: its block iterates in phases, each fetching the columns it reads.
 

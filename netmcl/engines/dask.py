@@ -163,10 +163,14 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
     del indices, data, colstart, colstop, rows_map, values_map
     cnt = cnt.reshape(hi - lo, -1)
     if cnt.shape[1] > 1:  # a column's entries row block after row block: each block's offset added back
-        high = np.repeat(np.tile(np.arange(cnt.shape[1], dtype=np.int32) << C.BLOCK_SHIFT, hi - lo), cnt.ravel())
-        idx = idx.astype(np.int32)
-        idx += high
-        del high
+        ends = np.cumsum(cnt, axis=1)
+        start = np.zeros(hi - lo, dtype=np.int64)
+        np.cumsum(ends[:-1, -1], out=start[1:])
+        wide = np.empty(idx.size, dtype=np.int32)
+        K.full_rows_u16(start, start + ends[:, -1], np.ascontiguousarray((start[:, None] + ends[:, :-1]).T), idx,
+                        exc, none, wide)
+        idx = wide
+        del ends, start, wide
     cnt = cnt.sum(axis=1)
     idx = idx.astype(np.int32, copy=False)
     if order is not None:  # the columns back in column order
