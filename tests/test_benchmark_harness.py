@@ -118,3 +118,21 @@ def test_the_import_alone_is_timed_with_one_blas_thread_as_netmcls_programs_run(
     (run,) = [env for cmd, env in calls if str(tmp_path / "gen-1k.abc") in cmd]
     assert run["OPENBLAS_NUM_THREADS"] == "2"
     assert "`python -c 'import netmcl.cli'` alone" in found
+
+
+def test_results_md_keeps_the_written_sections_outside_the_harness_sections(harness, tmp_path):
+    """Rewriting a harness section of RESULTS.md replaces that run's figures and nothing else:
+    each harness section holds one heading, and rewriting each one keeps every other heading."""
+    import re
+
+    results = HARNESS.parent / "RESULTS.md"
+    text = results.read_text()
+    sections = re.findall(r"<!-- section: (.*?) -->\n(.*?)<!-- /section: \1 -->", text, flags=re.S)
+    assert sections
+    for name, body in sections:
+        assert re.findall(r"^## .*", body, flags=re.M) == [f"## {name}"], name
+        copy = tmp_path / "RESULTS.md"
+        copy.write_text(text)
+        harness.write_results(copy, name, f"<!-- section: {name} -->\n## {name}\n\nrerun\n\n<!-- /section: {name} -->\n")
+        headings = set(re.findall(r"^## .*", copy.read_text(), flags=re.M))
+        assert headings == set(re.findall(r"^## .*", text, flags=re.M)), name
