@@ -12,8 +12,8 @@ Edge functions act on every weight on its own: ``gt gq lt lq`` (keep the
 weights greater than, greater than or equal to, less than, less than or equal
 to the argument), ``ceil floor`` (cap at, raise to the argument), ``mul add
 scale`` (multiply, add, divide), ``pow`` (raise to a power), ``exp log
-neglog`` (the argument is the base; an empty ``()`` or 0 is e), ``abs`` and
-``acos`` (0, that is removed, outside [-1, 1]).
+neglog`` (the argument is the base; an empty ``()`` or 0 is e; the log of a
+negative weight is 0, as in mcl), ``abs`` and ``acos`` (pi below -1, 0 above 1).
 
 Functions whose name starts with ``#`` act on the whole graph:
 
@@ -199,12 +199,13 @@ def _edge(name, arg, v):
             base = _log_base(a)
             out = np.log(x) if base is None else np.log(x) / base
             out[x == 0] = -FLT_MAX  # mcl's log of 0 (not divided by the base's log)
+            out[x < 0] = 0.0  # mcl's log of a negative weight: 0, which a later function may change
             if name == "neglog":
                 out = -out
         elif name == "abs":
             out = np.abs(x)
         elif name == "acos":
-            out = np.where(np.abs(x) <= 1, np.arccos(np.clip(x, -1, 1)), 0.0)
+            out = np.arccos(np.clip(x, -1, 1))  # as mcl: pi below -1, 0 above 1
         else:  # pragma: no cover - parse_transform admits only the names above
             raise AssertionError(name)
         return out.astype(np.float32)

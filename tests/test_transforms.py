@@ -243,6 +243,19 @@ def test_live_random_transforms(mcl_binary):
         _assert_same_weights(got, _expected(tg.mcxload_weights(text, spec, True)), f"seed {seed + k}: -tf {spec!r}")
 
 
+@pytest.mark.parametrize("spec", ["add(-2),log(),add(1)", "add(-2),neglog(10),add(1)", "add(-1.5),acos(),add(1)",
+                                  "add(1),acos(),add(1)", "gq(0.1),neglog(1.5),scale(0.5),neglog(0.25)"])
+def test_log_and_acos_outside_their_domain_are_mcls(mcl_binary, spec):
+    """The log of a negative weight is 0 (a later function may make it nonzero again), acos is pi below -1
+    and 0 above 1: as mcxload computes them."""
+    if shutil.which("mcxload") is None or shutil.which("mcxdump") is None:
+        pytest.skip("mcxload/mcxdump not on PATH")
+    text = tg.weight_graph(999409, ties=False)
+    graph = netmcl.read_abc(io.BytesIO(text.encode()))
+    got = _entries(Transform(spec).matrix(graph.csc, cluster=clusters_at), graph.labels)
+    _assert_same_weights(got, _expected(tg.mcxload_weights(text, spec, True)), f"-tf {spec!r}")
+
+
 def test_ils_refuses_a_directed_graph():
     one_way = netmcl.SparseGraph.from_edges([0, 1], [1, 2], [1.0, 1.0], symmetrize=False)
     with pytest.raises(ParameterError, match="#ils"):
