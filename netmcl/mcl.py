@@ -61,10 +61,13 @@ def start_matrix(graph, params):
     return _start(graph, params).to_scipy()
 
 
-def _start(graph, params, engine=None):
+def _start(graph, params, engine=None, transformed=None):
     """:func:`start_matrix` as a :class:`CscMatrix` (what the loop uses: no scipy),
-    computed by `engine` (:meth:`Engine.start_matrix`; default: NumPy's)."""
-    return (Engine() if engine is None else engine).start_matrix(transformed_input(graph.csc, params), params)
+    computed by `engine` (:meth:`Engine.start_matrix`; default: NumPy's), from
+    `transformed` where the caller has :func:`transformed_input` already."""
+    if transformed is None:
+        transformed = transformed_input(graph.csc, params)
+    return (Engine() if engine is None else engine).start_matrix(transformed, params)
 
 
 def transformed_input(matrix, params):
@@ -130,7 +133,7 @@ class MclState:
         Whether this iteration ended the run by convergence.
     """
 
-    def __init__(self, iteration, inflation, history, engine, graph, params):
+    def __init__(self, iteration, inflation, history, engine, graph, params, split_on=None):
         self.iteration = iteration
         self.inflation = inflation
         self.stats = history[-1]
@@ -140,6 +143,7 @@ class MclState:
         self._engine = engine
         self._graph = graph
         self._params = params
+        self._split_on = split_on  # with force_connected: the (transformed) input the clusters are split on
 
     @property
     def matrix(self):
@@ -167,7 +171,9 @@ class MclState:
         clusters = sort_clusters(self._engine.clusters(overlap=params.overlap), params.sort)
         if not params.force_connected:
             return self._clustering_of(clusters)
-        parts = connected_parts(clusters, transformed_input(self._graph.csc, params))
+        if self._split_on is None:
+            self._split_on = transformed_input(self._graph.csc, params)
+        parts = connected_parts(clusters, self._split_on)
         clustering = self._clustering_of(parts)
         clustering.before_split = self._clustering_of(clusters) if len(parts) != len(clusters) else None
         return clustering
@@ -320,9 +326,14 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
     until convergence or the cap, yield an :class:`MclState` after each
     iteration (for a resumed run that had already converged, one state for
     its last iteration)."""
-    current, history = (_start(graph, params, engine), []) if resume is None else (resume[0], list(resume[1]))
-    if params.force_connected and resume is None:
-        _check_undirected(transformed_input(graph.csc, params))
+    # with force_connected, the (transformed) input is kept: its start matrix and the clusters' split use it
+    split_on = transformed_input(graph.csc, params) if params.force_connected else None
+    if resume is None:
+        current, history = _start(graph, params, engine, transformed=split_on), []
+        if split_on is not None:
+            _check_undirected(split_on)
+    else:
+        current, history = resume[0], list(resume[1])
     if release_input and not params.force_connected:  # --force-connected splits on the input graph
         graph._release_weights()
     # components that converge stop iterating in a group of their own: not during the initial
@@ -335,13 +346,13 @@ def _states(graph, params, engine, *, decompose=True, resume=None, release_input
     del current  # the engine holds it until the first iteration replaces it
     done = len(history)
     if history and history[-1].chaos < CHAOS_LIMIT and done > params.initial_iterations:
-        yield MclState(done, inflation_at(params, done), history, engine, graph, params)
+        yield MclState(done, inflation_at(params, done), history, engine, graph, params, split_on)
         return
     for it in range(done + 1, params.initial_iterations + params.max_iterations + 1):
         inflation = inflation_at(params, it)
         history.append(engine.iterate(inflation, params.pruning()))
         _log_iteration(it, history[-1])
-        state = MclState(it, inflation, history, engine, graph, params)
+        state = MclState(it, inflation, history, engine, graph, params, split_on)
         yield state
         if state.converged:
             return
