@@ -137,6 +137,9 @@ def main():
     per_worker = [sorted(s.extra.get("worker_seconds", {}).values()) for s in dask.stats]
     phases = [s.extra.get("phases", 1) for s in dask.stats]
     held = [max(s.extra.get("worker_peak_bytes", {0: 0}).values()) for s in dask.stats]
+    # under a budget, the phases' seconds by part, summed over the workers
+    parts = [{part: sum(w.get(part, 0.0) for w in s.extra.get("worker_phase_seconds", {}).values())
+              for part in ("plan", "local", "fetch", "kernel")} for s in dask.stats]
     budget = dask.stats[0].extra.get("worker_budget")
     sampled = dict(sorted(sampler.peak.items()))
     lines = [
@@ -160,15 +163,18 @@ def main():
               "Workers' resident memory at most (sampled every "
               f"{args.sample:g} s): " + ", ".join(f"{rss / 2**30:.2f} GiB" for rss in sampled.values()), ""]
     lines += ["| iteration | entries kept | bytes between workers | phases | held at most (budget's count) "
-              "| dask s (per worker) | cpu s |", "| --- | --- | --- | --- | --- | --- | --- |"]
+              "| dask s (per worker) | phases: plan / local / fetch / kernel s | cpu s |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += [f"| {k + 1} | {s.kept:,} | {m:,} | {ph} | {h:,} | {s.seconds:.3f} ({', '.join(f'{x:.3f}' for x in ws)}) "
-              f"| {c.seconds:.3f} |"
-              for k, (s, m, ws, c, ph, h) in enumerate(zip(dask.stats, moved, per_worker, cpu.stats, phases, held))]
+              f"| {' / '.join(f'{x:.1f}' for x in pt.values())} | {c.seconds:.3f} |"
+              for k, (s, m, ws, c, ph, h, pt) in enumerate(zip(dask.stats, moved, per_worker, cpu.stats, phases, held,
+                                                               parts))]
     Path(args.output).write_text("\n".join(lines) + "\n")
     Path(args.output).with_suffix(".json").write_text(json.dumps(
         {"seconds": rows, "bytes_between_workers": moved, "worker_seconds": per_worker, "phases": phases,
          "held_at_most": held, "worker_budget": budget, "worker_rss_sampled": sampled,
-         "worker_rss_steps": [s.extra.get("worker_rss", {}) for s in dask.stats], "argv": sys.argv},
+         "worker_rss_steps": [s.extra.get("worker_rss", {}) for s in dask.stats],
+         "worker_phase_seconds": [s.extra.get("worker_phase_seconds", {}) for s in dask.stats], "argv": sys.argv},
         indent=1))
     print("\n".join(lines))
 

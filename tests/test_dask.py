@@ -298,6 +298,8 @@ def test_a_worker_budget_smaller_than_the_iterand_gives_the_cpu_engines_iterands
             assert extra["blocks"] == 4 and extra["worker_budget"] == budget
             assert len(extra["worker_peak_bytes"]) == 4  # one block a worker
             assert max(extra["worker_peak_bytes"].values()) <= budget
+            for parts in extra["worker_phase_seconds"].values():  # where each worker's phases spent their time
+                assert set(parts) == {"plan", "local", "fetch", "kernel"} and min(parts.values()) >= 0
             phases.append(extra["phases"])
         assert max(phases) > 1 and b.converged
         clusters = [list(c) for c in b.clustering()]
@@ -333,3 +335,43 @@ def test_fixed_points_of_groups_are_found_on_the_workers(client, tmp_path, monke
     assert len(pulled) == groups  # each group's limit, once
     # groups found at a fixed point are not iterated again
     assert any(s.extra.get("blocks", 0) < groups for s in clustering.stats)
+
+
+def test_a_phase_plan_does_not_depend_on_how_many_columns_it_looks_at_first():
+    """A phase's end is the same whatever the first chunk of columns the plan sorts (the phase before's length)."""
+    from netmcl.engines.dask import PLAN_COLUMNS, _plan_phase
+
+    rng = np.random.default_rng(7)
+    n, lo, m = 3_000, 1_000, 1_200
+    counts = rng.integers(0, 40, m)
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.concatenate([np.sort(rng.choice(n, c, replace=False)) for c in counts]).astype(np.int32)
+    length = rng.integers(1, 60, n).astype(np.int64)
+    estimate = rng.integers(1, 30, m).astype(np.int64)
+    need = np.zeros(n, dtype=bool)
+    for start in (0, 5, 700):
+        for room in (10**3, 10**4, 10**5, 10**6, 10**8):
+            stops = {_plan_phase(start, indptr, indices, lo, length, estimate, room, need, hint=h)
+                     for h in (0, 1, 3, 40, 555, PLAN_COLUMNS)}
+            assert len(stops) == 1, (start, room, stops)
+            assert not need.any()
+    assert _plan_phase(0, indptr, indices, lo, length, estimate, 10**8, need, hint=2) == m  # all fits: to the end
+    assert _plan_phase(0, indptr, indices, lo, length, estimate, 10, need, hint=2) is None  # not one column fits
+
+
+def test_columns_are_copied_whole_in_the_order_given():
+    from netmcl.engines.dask import _copy_columns
+    from netmcl.sparse import spans
+
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 9, 500).astype(np.int64)
+    indptr = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    rows = rng.integers(0, 10**6, int(indptr[-1])).astype(np.int32)
+    values = rng.random(rows.size).astype(np.float32)
+    ids = rng.permutation(counts.size)[:300]
+    got = np.full(int(counts[ids].sum()), -1, dtype=np.int32), np.zeros(int(counts[ids].sum()), dtype=np.float32)
+    _copy_columns(indptr[ids], counts[ids], rows, values, *got)
+    entries = spans(indptr[ids], counts[ids])
+    assert np.array_equal(got[0], rows[entries]) and np.array_equal(got[1], values[entries])

@@ -44,6 +44,7 @@ iteration stops; both raise a :class:`~netmcl.exceptions.NetmclError`.
 """
 
 import contextlib
+import logging
 import operator
 import time
 import uuid
@@ -52,10 +53,12 @@ import warnings
 import numpy as np
 
 from ..exceptions import NetmclError, ParameterError
-from ..sparse import CscMatrix, spans
+from ..sparse import CscMatrix
 from . import Engine, IterationStats
 
 __all__ = ["DaskEngine"]
+
+log = logging.getLogger("netmcl")
 
 
 #: what distributed raises where a task's inputs or its workers were lost beyond recovery
@@ -179,8 +182,10 @@ def _block_step(n_rule, n, lo, hi, inflation, pruning, least, compare, bounds, *
         position = np.empty(hi - lo, dtype=np.int64)
         position[order - lo] = np.arange(hi - lo)
         cnt = cnt[position]
-        entries = spans(at[position], cnt)
-        idx, val = idx[entries], val[entries]
+        moved = np.empty_like(idx), np.empty_like(val)
+        _copy_columns(at[position], cnt, idx, val, *moved)
+        idx, val = moved
+        del moved
     indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     np.cumsum(cnt, out=indptr[1:])
     stats = {
@@ -219,9 +224,7 @@ def _order(n_rule, n, lo, hi, flops, leaders):
     return lo + np.lexsort((roots[block], ~heavy))
 
 
-#: entries copied at a time where columns are gathered for a phase: a smaller temporary, at more numpy calls
-COPY_ENTRIES = 1 << 20
-#: columns a phase's plan looks at at a time: the union of what they read is found with one sort per chunk
+#: the most columns a phase's plan looks at at a time: the union of what they read is found with one sort per chunk
 PLAN_COLUMNS = 4096
 #: where a phase's columns read columns of other blocks, bytes held per byte of them: as received, in the
 #: phase's buffer, and as the copy this worker serves to another block's phase at the same time
@@ -234,15 +237,12 @@ RUN_SHARE = 8
 
 def _copy_columns(starts, counts, indices, data, to_idx, to_val):
     """Columns (`starts`, `counts` into `indices`, `data`) copied one after the other into `to_idx`, `to_val`."""
-    ends = np.cumsum(counts)
-    cuts = np.searchsorted(ends, np.arange(COPY_ENTRIES, int(ends[-1]) if ends.size else 0, COPY_ENTRIES))
-    edges = np.unique(np.concatenate([[0], cuts, [counts.size]]))
-    at = 0
-    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        entries = spans(starts[a:b], counts[a:b])
-        to_idx[at : at + entries.size] = indices[entries]
-        to_val[at : at + entries.size] = data[entries]
-        at += entries.size
+    from .cpu._compiled import kernels
+
+    at = np.zeros(counts.size, dtype=np.int64)
+    np.cumsum(counts[:-1], out=at[1:])
+    kernels().copy_spans(np.ascontiguousarray(starts, dtype=np.int64), at,
+                         np.ascontiguousarray(counts, dtype=np.int64), indices, data, to_idx, to_val)
 
 
 def _take(block, ids):
@@ -260,25 +260,38 @@ def _block_bytes(block):
     return sum(a.nbytes for a in block[2:])
 
 
-def _plan_phase(start, indptr, indices, lo, length, estimate, room, need):
+def _plan_phase(start, indptr, indices, lo, length, estimate, room, need, hint=PLAN_COLUMNS):
     """The end (exclusive, a position in the block) of the phase of the
     block's columns from position `start` on, as the CPU engine's budget
     plans them (``phase_stop`` over running costs), where a column costs
     KEPT_COPIES times the bytes of its estimated new entries and READ_COPIES
     times those of the columns it reads that the phase's columns before it do
     not (itself among them); None where not even column `start` fits in
-    `room` bytes.  `need` is a scratch mark per node, left cleared."""
+    `room` bytes.  `need` is a scratch mark per node, left cleared.  The
+    columns are looked at in chunks, the first of about `hint` columns (the
+    phase before's length), each next one twice as long: a phase of a few
+    columns that read many then costs a sort of what they read, not of what
+    PLAN_COLUMNS columns read.  The answer does not depend on `hint`."""
     from .cpu.engine import phase_stop
 
     m = indptr.size - 1
     spent, pos, marked = 0, start, []
+    size = min(PLAN_COLUMNS, max(1, int(hint) + 1))
     try:
         while pos < m:
-            end = min(m, pos + PLAN_COLUMNS)
+            end = min(m, pos + size)
+            size = min(PLAN_COLUMNS, 2 * size)
             counts = indptr[pos + 1 : end + 1] - indptr[pos:end]
-            # each column's reads, itself first: the first time a node appears in the chunk, and not before
-            rows = np.concatenate([np.arange(lo + pos, lo + end), indices[indptr[pos] : indptr[end]]])
-            owner = np.concatenate([np.arange(end - pos), np.repeat(np.arange(end - pos), counts)])
+            # each column's reads, itself first, column after column: a node costs the first column that reads
+            # it in the chunk, and nothing where a chunk before read it
+            heads = np.zeros(end - pos, dtype=np.int64)
+            np.cumsum(counts[:-1] + 1, out=heads[1:])
+            rows = np.empty(int(counts.sum()) + end - pos, dtype=np.int64)
+            rows[heads] = np.arange(lo + pos, lo + end)
+            tails = np.ones(rows.size, dtype=bool)
+            tails[heads] = False
+            rows[tails] = indices[indptr[pos] : indptr[end]]
+            owner = np.repeat(np.arange(end - pos), counts + 1)
             nodes, first = np.unique(rows, return_index=True)
             fresh = ~need[nodes]
             cost = KEPT_COPIES * 8 * estimate[pos:end]
@@ -345,16 +358,20 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
         Appender(np.float32, min(reserve, indices.size + m + 1), reserve)
     cut, select, recover, pct = pruning
     chaos, phases, peak, fetched = 0.0, 0, fixed, 0
+    # seconds the phases spent planning, copying their own columns, receiving the other blocks' and computing
+    spent = dict.fromkeys(("plan", "local", "fetch", "kernel"), 0.0)
     total = np.zeros(C.N_STATS)
     total[C.STAT_MIN_MASS] = np.inf
     own_key = keys[int(np.searchsorted(bounds, lo, side="right")) - 1]
     sources = {}  # block -> its future, made when first read (the step then leaves the worker's thread pool)
     client = None
     with contextlib.ExitStack() as stack:
-        start = 0
+        start, last = 0, PLAN_COLUMNS
         while start < m:
             written = out_idx.resident_bytes + out_val.resident_bytes
-            stop = _plan_phase(start, indptr, indices, lo, length, estimate, budget - fixed - written, need)
+            t1 = time.perf_counter()
+            stop = _plan_phase(start, indptr, indices, lo, length, estimate, budget - fixed - written, need,
+                               hint=last)
             if stop is None:  # said by the client (a task that raised would be retried)
                 return None, {"error": (
                     f"A Dask worker's memory budget (max_memory = {budget:,} bytes for this block) cannot hold "
@@ -363,6 +380,8 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
                     f"{KEPT_COPIES * 8 * int(estimate[start]) + READ_COPIES * 8 * int(length[indices[indptr[start]:indptr[start + 1]]].sum() + length[lo + start]):,} more. "
                     "Raise max_memory, use more workers (smaller blocks), or prune harder (lower -P/-S/-R)."
                 )}, None
+            t2 = time.perf_counter()
+            spent["plan"] += t2 - t1
             need[indices[indptr[start] : indptr[stop]]] = True
             need[lo + start : lo + stop] = True
             ids = np.flatnonzero(need)
@@ -373,21 +392,25 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
             colstart[ids], colstop[ids] = at[:-1], at[1:]
             buf_idx, buf_val = np.empty(int(at[-1]), dtype=np.int32), np.empty(int(at[-1]), dtype=np.float32)
             edges = np.searchsorted(ids, bounds)
-            held, parts = 0, []
+            held, parts, mine = 0, [], []
             for c in range(bounds.size - 1):
                 a, b = int(edges[c]), int(edges[c + 1])
                 if a == b:
                     continue
                 if keys[c] == own_key:
-                    local = ids[a:b] - lo
-                    _copy_columns(indptr[local], indptr[local + 1] - indptr[local], indices, data,
-                                  buf_idx[at[a] : at[b]], buf_val[at[a] : at[b]])
+                    mine.append((a, b))
                     continue
                 if client is None:
                     client = stack.enter_context(worker_client())
                 if c not in sources:
                     sources[c] = Future(keys[c], client=client)
                 parts.append((a, b, client.submit(_take, sources[c], ids[a:b], pure=False)))
+            for a, b in mine:  # while the other blocks' holders prepare theirs
+                local = ids[a:b] - lo
+                _copy_columns(indptr[local], indptr[local + 1] - indptr[local], indices, data,
+                              buf_idx[at[a] : at[b]], buf_val[at[a] : at[b]])
+            t3 = time.perf_counter()
+            spent["local"] += t3 - t2  # with marking what the phase reads and submitting the fetches
             for a, b, part in parts:  # prepared side by side by their holders, received one at a time
                 _, got_idx, got_val = part.result()
                 part.release()
@@ -396,6 +419,8 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
                 fetched += got_idx.nbytes + got_val.nbytes
                 del got_idx, got_val
             del parts
+            t4 = time.perf_counter()
+            spent["fetch"] += t4 - t3
             cnt, idx, val, ch, st = K.expand_columns(
                 n_rule, n, colstart, colstop, buf_idx, exc, none, none, buf_val, flops, cuts, sequence,
                 start, stop, cut, select, recover, pct, 0.0 if inflation is None else inflation,
@@ -403,6 +428,7 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
             )
             peak = max(peak, fixed + written + buf_idx.nbytes + buf_val.nbytes + held + 2 * (idx.nbytes + val.nbytes))
             rss = max(rss, process.memory_info().rss)
+            spent["kernel"] += time.perf_counter() - t4
             del buf_idx, buf_val
             colstart[ids], colstop[ids] = 0, length[ids]
             counts_out[start:stop] = cnt.ravel()
@@ -413,6 +439,10 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
             total[: C.STAT_MIN_MASS] += st[: C.STAT_MIN_MASS]
             total[C.STAT_MIN_MASS] = min(total[C.STAT_MIN_MASS], st[C.STAT_MIN_MASS])
             phases += 1
+            last = stop - start
+            log.debug("block at column %d: phase %d, columns %d..%d, %d columns read; so far %d bytes fetched, "
+                      "%d held at most, seconds %s", lo, phases, lo + start, lo + stop - 1, ids.size, fetched, peak,
+                      {k: round(v, 2) for k, v in spent.items()})
             start = stop
         sources.clear()
     new_indptr = np.zeros(m + 1, dtype=np.int64)
@@ -425,7 +455,7 @@ def _phased_step(n_rule, n, inflation, pruning, least, budget, bounds, keys, com
         "chaos": chaos if m else 0.0, "st": st, "least": float(val.min()) if val.size else np.inf,
         "reads": np.zeros(0, dtype=np.int64), "bytes": _block_bytes(block), "worker": get_worker().address,
         "seconds": time.perf_counter() - t0, "engine": "cpu", "phases": phases, "peak": int(peak), "rss": int(rss),
-        "fetched": int(fetched), "budget": int(budget),
+        "fetched": int(fetched), "budget": int(budget), "spent": spent,
     }
     if compare:
         stats["same"], stats["ones"] = _unchanged(own, block)
@@ -525,6 +555,19 @@ class DaskEngine(Engine):
         worker (e.g. "gpu" on dask-cuda workers).
     lost_after : float, default 60
         Seconds without any worker after which an iteration gives up.
+
+    Notes
+    -----
+    Each iteration's :class:`~netmcl.engines.IterationStats` carries in
+    ``extra``: ``blocks``, ``worker_seconds`` (per worker address),
+    ``bytes_between_workers`` and ``worker_engines``; under `max_memory` also
+    ``phases`` (the most of any block), ``worker_budget``,
+    ``worker_peak_bytes`` (by the budget's count), ``worker_rss`` and
+    ``worker_phase_seconds``: per worker, the seconds its phases spent
+    planning (``plan``), copying their own columns (``local``), receiving
+    the columns of other workers' blocks (``fetch``) and computing
+    (``kernel``).  With the ``netmcl`` logger at DEBUG on the workers, each
+    phase logs its columns and these figures as it ends.
 
     Examples
     --------
@@ -716,10 +759,13 @@ class DaskEngine(Engine):
             extra["phases"] = max((s["phases"] for s in stats), default=1)
             extra["worker_budget"] = int(self._budget)
             # per worker, the most any of its steps held by the budget's count, and its process's resident memory
-            extra["worker_peak_bytes"], extra["worker_rss"] = {}, {}
+            extra["worker_peak_bytes"], extra["worker_rss"], extra["worker_phase_seconds"] = {}, {}, {}
             for s in stats:
                 for key, value in (("worker_peak_bytes", s["peak"]), ("worker_rss", s["rss"])):
                     extra[key][s["worker"]] = max(extra[key].get(s["worker"], 0), value)
+                parts = extra["worker_phase_seconds"].setdefault(s["worker"], dict.fromkeys(s["spent"], 0.0))
+                for part, seconds in s["spent"].items():
+                    parts[part] += seconds
         result = IterationStats(
             chaos=max(s["chaos"] for s in stats) if stats else 0.0,
             expanded=int(st[0]), kept=int(st[1]), recovered=int(st[2]), selected=int(st[3]),

@@ -118,6 +118,11 @@ KERNELS = {
         f" float64, int64, int64, {_WORK}",
     ),
     "inflate_columns": ("netmcl.engines.cpu._kernels", "inflate_columns", "int64[::1], float32[::1], float64"),
+    "copy_spans": (
+        "netmcl.engines.cpu._kernels",
+        "copy_spans",
+        "int64[::1], int64[::1], int64[::1], int32[::1], float32[::1], int32[::1], float32[::1]",
+    ),
     "normalize_columns": ("netmcl.engines.cpu._kernels", "normalize_columns", "int64[::1], float32[::1]"),
     "full_rows": (
         "netmcl.engines.cpu._kernels",

@@ -265,6 +265,18 @@ def full_rows(colstart, colstop, cuts, indices, exc, excat, rows):
 
 
 @njit(cache=True, nogil=True)
+def copy_spans(src, dst, counts, src_idx, src_val, dst_idx, dst_val):
+    """Copy span k of `counts[k]` entries (rows and values) from `src[k]` in
+    `src_idx`, `src_val` to `dst[k]` in `dst_idx`, `dst_val`, for every k: the
+    columns of a matrix gathered, or scattered to their places."""
+    for k in range(counts.size):
+        a, b = src[k], dst[k]
+        for e in range(counts[k]):
+            dst_idx[b + e] = src_idx[a + e]
+            dst_val[b + e] = src_val[a + e]
+
+
+@njit(cache=True, nogil=True)
 def normalize_columns(indptr, data):
     """Make every column sum to one, in place (mclxMakeStochastic)."""
     for j in range(indptr.size - 1):
