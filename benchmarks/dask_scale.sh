@@ -1,8 +1,8 @@
 #!/bin/sh
 # The Dask engine's scale run: the 1M-node / 20M-edge generated graph on 2 workers under a per-worker budget of
 # 6 GB, against the CPU engine on the same machine under --max-memory 16G (same run, clusters compared), with the
-# per-iteration communication volume and each worker's memory.  It needs about 12 GB of memory and, on 2 cores,
-# about an hour and a half (the CPU engine alone took 31 minutes).
+# per-iteration communication volume and each worker's memory.  It needs about 12 GB of memory; on 2 cores the CPU
+# engine takes 30-60 minutes and the Dask run's iteration 2 alone about 2 hours (benchmarks/RESULTS.md).
 #
 #     sh benchmarks/dask_scale.sh [WORKDIR]        # default WORKDIR: benchmarks/work
 set -eu
