@@ -284,13 +284,8 @@ def _plan_phase(start, indptr, indices, lo, length, estimate, room, need, hint=P
             counts = indptr[pos + 1 : end + 1] - indptr[pos:end]
             # each column's reads, itself first, column after column: a node costs the first column that reads
             # it in the chunk, and nothing where a chunk before read it
-            heads = np.zeros(end - pos, dtype=np.int64)
-            np.cumsum(counts[:-1] + 1, out=heads[1:])
-            rows = np.empty(int(counts.sum()) + end - pos, dtype=np.int64)
-            rows[heads] = np.arange(lo + pos, lo + end)
-            tails = np.ones(rows.size, dtype=bool)
-            tails[heads] = False
-            rows[tails] = indices[indptr[pos] : indptr[end]]
+            rows = np.insert(indices[indptr[pos] : indptr[end]].astype(np.int64), indptr[pos:end] - indptr[pos],
+                             np.arange(lo + pos, lo + end))
             owner = np.repeat(np.arange(end - pos), counts + 1)
             nodes, first = np.unique(rows, return_index=True)
             fresh = ~need[nodes]
